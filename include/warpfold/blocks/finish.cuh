@@ -1,0 +1,98 @@
+// Finish layer: what happens to each block's partial result.
+// A block's kernel ends by handing its value (valid in thread 0) to one of these epilogues;
+// every thread of the block must call the epilogue, because the last-block one needs them all.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "warpfold/blocks/block_reduce.cuh"
+#include "warpfold/blocks/thread_reduce.cuh"
+
+namespace warpfold::blocks {
+
+// Reads memory that other blocks of this launch wrote, bypassing L1 (which is not coherent
+// across SMs) so that the last block never sees a stale line.
+template <typename T>
+WARPFOLD_DEVICE T load_from_other_blocks(const T* p) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return __ldcg(p);
+  } else {
+    static_assert(sizeof(T) % sizeof(int) == 0 && alignof(T) >= alignof(int),
+                  "partials of a struct type must be made of 4-byte words");
+    int words[sizeof(T) / sizeof(int)];
+#pragma unroll
+    for (int w = 0; w < int(sizeof(T) / sizeof(int)); ++w)
+      words[w] = __ldcg(reinterpret_cast<const int*>(p) + w);
+    T value;
+    std::memcpy(&value, words, sizeof(T));
+    return value;
+  }
+}
+
+// Writes the block's value to partials[blockIdx.x]; someone else combines them later
+// (the host, another launch of the same kernel, or a second single-block kernel).
+template <typename T>
+struct store_partial {
+  T* partials;
+  WARPFOLD_DEVICE void operator()(T block_value) const {
+    if (threadIdx.x == 0) partials[blockIdx.x] = block_value;
+  }
+};
+
+// Adds the block's value into *result with one atomic per block. The result must be zeroed
+// before the launch. Float atomics land in whatever order blocks finish, so float results can
+// differ in the last bits from run to run: this epilogue is not deterministic for floats.
+template <typename T>
+struct atomic_add_to_result {
+  T* result;
+  WARPFOLD_DEVICE void operator()(T block_value) const {
+    if (threadIdx.x == 0) atomicAdd(result, block_value);
+  }
+};
+
+// One-pass finish: every block stores its partial, then takes a ticket from a counter; the
+// block that draws the last ticket knows all partials are written and combines them.
+// __threadfence() before the ticket makes the partial visible device-wide before the count
+// says so. The last block resets the counter, so the next launch needs no memset and the
+// whole reduction stays one kernel (and can be captured in a CUDA graph).
+template <typename T, typename Op>
+struct last_block_finishes {
+  T* partials;               // gridDim.x entries
+  unsigned int* arrivals;    // zero before the first launch; left at zero after each
+  T* result;
+  Op op;
+
+  WARPFOLD_DEVICE void operator()(T block_value) const {
+    __shared__ bool is_last_block;
+    if (threadIdx.x == 0) {
+      partials[blockIdx.x] = block_value;
+      __threadfence();
+      const unsigned int ticket = atomicAdd(arrivals, 1u);
+      is_last_block = ticket == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last_block) return;
+
+    __threadfence();  // pairs with the writers' fences: their partials are visible from here
+    T acc = op.template identity<T>();
+    for (unsigned int i = threadIdx.x; i < gridDim.x; i += blockDim.x)
+      acc = op(acc, load_from_other_blocks(partials + i));
+    acc = block_reduce(acc, op);
+    if (threadIdx.x == 0) {
+      *result = acc;
+      *arrivals = 0u;
+    }
+  }
+};
+
+// The "second kernel" finish: one block reduces `count` partials into *result.
+template <typename T, typename Op>
+__global__ void reduce_partials_in_one_block(const T* partials, std::int64_t count, T* result, Op op) {
+  T acc = thread_reduce_strided(partials, count, threadIdx.x, blockDim.x, op, op.template identity<T>());
+  acc = block_reduce(acc, op);
+  if (threadIdx.x == 0) *result = acc;
+}
+
+}  // namespace warpfold::blocks

@@ -1,0 +1,39 @@
+// Grid layer: how many blocks to launch.
+// Brent's argument: a reduction needs only about n / log n threads to stay work-efficient;
+// beyond the number of blocks the GPU can hold at once, extra blocks only add partials to
+// combine. So grid-stride kernels launch one full wave of resident blocks and loop.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "warpfold/error.hpp"
+
+namespace warpfold::blocks {
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Blocks of `kernel` that fit on the current device at once (one "wave").
+template <typename Kernel>
+int resident_blocks(Kernel kernel, int block_size, std::size_t dynamic_shared_bytes = 0) {
+  int device = 0;
+  WARPFOLD_CUDA_CHECK(cudaGetDevice(&device));
+  int sm_count = 0;
+  WARPFOLD_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  int blocks_per_sm = 0;
+  WARPFOLD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block_size,
+                                                                    dynamic_shared_bytes));
+  return std::max(1, sm_count * blocks_per_sm);
+}
+
+// Grid for a grid-stride kernel: enough blocks to give each thread `min_items` elements,
+// capped at one resident wave.
+template <typename Kernel>
+std::int64_t brent_grid_size(Kernel kernel, int block_size, std::int64_t n, std::int64_t min_items_per_thread) {
+  const std::int64_t wanted = std::max<std::int64_t>(1, ceil_div(n, block_size * min_items_per_thread));
+  return std::min<std::int64_t>(wanted, resident_blocks(kernel, block_size));
+}
+
+}  // namespace warpfold::blocks

@@ -1,0 +1,57 @@
+// Load layer: how a thread reads its elements from global memory.
+// 16-byte loads move four floats (or two doubles, or sixteen int8) per instruction, so the
+// memory system sees a quarter as many requests. They need a 16-byte aligned address, and a
+// caller's pointer may have any alignment (d_in + 1 is a valid input), so the array is split
+// into an unaligned head, an aligned body read as vectors, and a tail. An unaligned pointer is
+// never cast to a vector type.
+#pragma once
+
+#include <cstdint>
+
+#include "warpfold/config.hpp"
+
+namespace warpfold::blocks {
+
+constexpr int vector_bytes = 16;
+
+// Sixteen bytes of T, loaded with one instruction (LDG.E.128). For float this is float4's
+// layout, for int int4's, for double double2's; one template covers every element type.
+template <typename T>
+struct alignas(vector_bytes) vector16 {
+  static_assert(vector_bytes % sizeof(T) == 0, "element size must divide 16 bytes");
+  static constexpr int size = vector_bytes / sizeof(T);
+  T items[size];
+};
+
+// [0, head) unaligned scalars, then body_vectors vectors of 16 bytes, then tail scalars.
+struct aligned_split {
+  std::int64_t head;
+  std::int64_t body_vectors;
+  std::int64_t tail_begin;  // first element of the tail
+};
+
+template <typename T>
+WARPFOLD_HOST_DEVICE aligned_split split_at_alignment(const T* in, std::int64_t n) {
+  constexpr std::int64_t per_vector = vector16<T>::size;
+  const auto address = reinterpret_cast<std::uintptr_t>(in);
+  const std::int64_t misalignment = static_cast<std::int64_t>(address % vector_bytes);
+  std::int64_t head = misalignment == 0 ? 0 : (vector_bytes - misalignment) / std::int64_t(sizeof(T));
+  if (head > n) head = n;
+  const std::int64_t body_vectors = (n - head) / per_vector;
+  return {head, body_vectors, head + body_vectors * per_vector};
+}
+
+// Element i, or `fallback` past the end: the bounds check that "first add during load"
+// versions often forget.
+template <typename T>
+WARPFOLD_DEVICE T load_or(const T* in, std::int64_t i, std::int64_t n, T fallback) {
+  return i < n ? in[i] : fallback;
+}
+
+// One 16-byte load. `aligned` must come from split_at_alignment's body.
+template <typename T>
+WARPFOLD_DEVICE vector16<T> load_vector(const T* aligned, std::int64_t vector_index) {
+  return reinterpret_cast<const vector16<T>*>(aligned)[vector_index];
+}
+
+}  // namespace warpfold::blocks
