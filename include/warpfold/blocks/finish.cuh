@@ -57,33 +57,41 @@ struct atomic_add_to_result {
 // __threadfence() before the ticket makes the partial visible device-wide before the count
 // says so. The last block resets the counter, so the next launch needs no memset and the
 // whole reduction stays one kernel (and can be captured in a CUDA graph).
+// Every thread calls it; it returns true in thread 0 of the last block, with the total.
+template <typename T, typename Op>
+WARPFOLD_DEVICE bool last_block_combines(T block_value, T* partials, unsigned int* arrivals, Op op, T& total) {
+  __shared__ bool is_last_block;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = block_value;
+    __threadfence();
+    const unsigned int ticket = atomicAdd(arrivals, 1u);
+    is_last_block = ticket == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last_block) return false;
+
+  __threadfence();  // pairs with the writers' fences: their partials are visible from here
+  T acc = op.template identity<T>();
+  for (unsigned int i = threadIdx.x; i < gridDim.x; i += blockDim.x)
+    acc = op(acc, load_from_other_blocks(partials + i));
+  acc = block_reduce(acc, op);
+  if (threadIdx.x != 0) return false;
+  *arrivals = 0u;
+  total = acc;
+  return true;
+}
+
+// The one-pass finish as an epilogue: the last block writes the total to *result.
 template <typename T, typename Op>
 struct last_block_finishes {
-  T* partials;               // gridDim.x entries
-  unsigned int* arrivals;    // zero before the first launch; left at zero after each
+  T* partials;             // gridDim.x entries
+  unsigned int* arrivals;  // zero before the first launch; left at zero after each
   T* result;
   Op op;
 
   WARPFOLD_DEVICE void operator()(T block_value) const {
-    __shared__ bool is_last_block;
-    if (threadIdx.x == 0) {
-      partials[blockIdx.x] = block_value;
-      __threadfence();
-      const unsigned int ticket = atomicAdd(arrivals, 1u);
-      is_last_block = ticket == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!is_last_block) return;
-
-    __threadfence();  // pairs with the writers' fences: their partials are visible from here
-    T acc = op.template identity<T>();
-    for (unsigned int i = threadIdx.x; i < gridDim.x; i += blockDim.x)
-      acc = op(acc, load_from_other_blocks(partials + i));
-    acc = block_reduce(acc, op);
-    if (threadIdx.x == 0) {
-      *result = acc;
-      *arrivals = 0u;
-    }
+    T total;
+    if (last_block_combines(block_value, partials, arrivals, op, total)) *result = total;
   }
 };
 

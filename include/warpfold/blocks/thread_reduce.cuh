@@ -9,6 +9,14 @@
 
 namespace warpfold::blocks {
 
+// Turns element x at index i into the accumulator type. The default ignores the index and
+// converts (int32 -> int64 for a widened sum, __half -> float); argmin/argmax keep the index.
+template <typename Acc>
+struct convert_to {
+  template <typename T>
+  WARPFOLD_DEVICE Acc operator()(T x, std::int64_t /*index*/) const { return static_cast<Acc>(x); }
+};
+
 // Plain scalar grid-stride loop: thread `rank` of `count` visits rank, rank+count, ...
 template <typename Acc, typename T, typename Op>
 WARPFOLD_DEVICE Acc thread_reduce_strided(const T* in, std::int64_t n, std::int64_t rank,
@@ -18,20 +26,33 @@ WARPFOLD_DEVICE Acc thread_reduce_strided(const T* in, std::int64_t n, std::int6
 }
 
 // Vector grid-stride loop over any pointer: head and tail scalars go to the first threads,
-// the aligned body is read 16 bytes at a time.
-template <typename Acc, typename T, typename Op>
+// the aligned body is read 16 bytes at a time. With Unroll > 1 each thread issues Unroll
+// independent 16-byte loads before it adds any of them, so more bytes are in flight per
+// thread while it waits on DRAM.
+template <int Unroll = 1, typename Acc, typename T, typename Op, typename ToAcc = convert_to<Acc>>
 WARPFOLD_DEVICE Acc thread_reduce_vectorized(const T* in, std::int64_t n, std::int64_t rank,
-                                             std::int64_t count, Op op, Acc acc) {
+                                             std::int64_t count, Op op, Acc acc, ToAcc to_acc = {}) {
+  constexpr int per_vector = vector16<T>::size;
   const aligned_split split = split_at_alignment(in, n);
-  if (rank < split.head) acc = op(acc, static_cast<Acc>(in[rank]));
+  if (rank < split.head) acc = op(acc, to_acc(in[rank], rank));
+
   const T* body = in + split.head;
-  for (std::int64_t v = rank; v < split.body_vectors; v += count) {
-    const vector16<T> vec = load_vector(body, v);
+  auto fold_vector = [&](const vector16<T>& vec, std::int64_t v) {
 #pragma unroll
-    for (int k = 0; k < vector16<T>::size; ++k) acc = op(acc, static_cast<Acc>(vec.items[k]));
+    for (int k = 0; k < per_vector; ++k) acc = op(acc, to_acc(vec.items[k], split.head + v * per_vector + k));
+  };
+  std::int64_t v = rank;
+  for (; v + (Unroll - 1) * count < split.body_vectors; v += Unroll * count) {
+    vector16<T> batch[Unroll];
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) batch[u] = load_vector(body, v + u * count);
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) fold_vector(batch[u], v + u * count);
   }
+  for (; v < split.body_vectors; v += count) fold_vector(load_vector(body, v), v);
+
   const std::int64_t tail_index = split.tail_begin + rank;
-  if (tail_index < n) acc = op(acc, static_cast<Acc>(in[tail_index]));
+  if (tail_index < n) acc = op(acc, to_acc(in[tail_index], tail_index));
   return acc;
 }
 

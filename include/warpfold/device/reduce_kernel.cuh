@@ -1,0 +1,50 @@
+// The production reduce kernel: the layers stacked once.
+//   load  : 16-byte vector loads, any alignment (blocks/load.cuh)
+//   thread: grid-stride loop with several loads in flight (blocks/thread_reduce.cuh)
+//   warp  : shuffles (blocks/warp_reduce.cuh)
+//   block : warp results through shared memory (blocks/block_reduce.cuh)
+//   grid  : one resident wave of blocks (dispatch.cuh)
+//   finish: the last block to arrive combines the partials (blocks/finish.cuh)
+// So every n is one launch. A one-block grid skips the finish entirely.
+#pragma once
+
+#include <cstdint>
+
+#include "warpfold/blocks/block_reduce.cuh"
+#include "warpfold/blocks/finish.cuh"
+#include "warpfold/blocks/thread_reduce.cuh"
+#include "warpfold/device/reduce_policy.hpp"
+
+namespace warpfold::device {
+
+template <typename Acc>
+struct reduce_workspace_view {
+  Acc* partials;            // one per block of the widest grid
+  unsigned int* arrivals;   // zero between launches
+};
+
+// Writes the final value. The standard ops store it as is; a user op first combines it with
+// the caller's init (see warpfold.cuh).
+template <typename Acc>
+struct store_result {
+  Acc* out;
+  WARPFOLD_DEVICE void operator()(const Acc& total) const { *out = total; }
+};
+
+template <typename Policy, typename T, typename Acc, typename Op, typename ToAcc, typename Store>
+__global__ void __launch_bounds__(Policy::block_size)
+    reduce_kernel(const T* in, std::int64_t n, reduce_workspace_view<Acc> workspace, Op op, ToAcc to_acc, Store store) {
+  const std::int64_t rank = blockIdx.x * std::int64_t(Policy::block_size) + threadIdx.x;
+  const std::int64_t threads = std::int64_t(Policy::block_size) * gridDim.x;
+  Acc acc = blocks::thread_reduce_vectorized<Policy::loads_in_flight>(in, n, rank, threads, op,
+                                                                      op.template identity<Acc>(), to_acc);
+  acc = blocks::block_reduce(acc, op);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) store(acc);
+    return;
+  }
+  Acc total;
+  if (blocks::last_block_combines(acc, workspace.partials, workspace.arrivals, op, total)) store(total);
+}
+
+}  // namespace warpfold::device
