@@ -43,7 +43,9 @@ __global__ void step5_unroll_last_warp(const T* in, std::int64_t n, Finish finis
     __syncthreads();
   }
   if (tid < 32) sum_last_warp(partial, tid);
-  finish(partial[0]);
+  // Only thread 0 reads the total: warp 0 wrote it without a block barrier, so for the other
+  // threads it may not be there yet. Every epilogue uses thread 0's value only.
+  finish(tid == 0 ? partial[0] : T(0));
 }
 
 }  // namespace warpfold::ladder

@@ -34,7 +34,9 @@ __global__ void __launch_bounds__(BlockSize) step6_complete_unroll(const T* in, 
   partial[tid] = load_pair_sum(in, n, BlockSize);
   __syncthreads();
   sum_block_unrolled<BlockSize>(partial, tid);
-  finish(partial[0]);
+  // Only thread 0 reads the total: warp 0 wrote it without a block barrier, so for the other
+  // threads it may not be there yet. Every epilogue uses thread 0's value only.
+  finish(tid == 0 ? partial[0] : T(0));
 }
 
 }  // namespace warpfold::ladder
