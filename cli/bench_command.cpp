@@ -1,0 +1,540 @@
+#include "bench_command.hpp"
+
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include "bench/device.hpp"
+#include "bench/gpu.hpp"
+#include "bench/implementation.hpp"
+#include "bench/output.hpp"
+#include "bench/pool.hpp"
+#include "bench/selection.hpp"
+#include "bench/sizes.hpp"
+#include "bench/statistics.hpp"
+#include "bench/table.hpp"
+#include "bench/timing.hpp"
+#include "counters.hpp"
+
+namespace warpfold::cli {
+namespace {
+
+using bench::measurement;
+
+constexpr std::int64_t ceiling_buffer_bytes = std::int64_t(2) << 30;  // 2 GiB, as in shared/GPU.md
+constexpr int launch_floor_batch = 1000;
+
+class owned_stream {
+ public:
+  owned_stream() { WARPFOLD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~owned_stream() { (void)cudaStreamDestroy(stream_); }
+  owned_stream(const owned_stream&) = delete;
+  owned_stream& operator=(const owned_stream&) = delete;
+  operator cudaStream_t() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+// Progress on stderr: one rewritten line on a terminal, one line per measurement otherwise.
+class progress {
+ public:
+  progress(bool enabled, int total) : enabled_(enabled), tty_(isatty(STDERR_FILENO) == 1), total_(total) {}
+  ~progress() { clear(); }
+  // Notes (skipped sizes and types) are printed even with --quiet.
+  void note(const std::string& what) {
+    clear();
+    std::cerr << what << "\n";
+  }
+  void begin(const std::string& what) {
+    ++done_;
+    current_ = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + what;
+    if (enabled_ && tty_) std::cerr << "\r\033[K" << current_ << " ..." << std::flush;
+  }
+  void skip(int count) { done_ += count; }
+  void end(const std::string& result) {
+    if (!enabled_) return;
+    if (tty_) {
+      std::cerr << "\r\033[K" << current_ << ": " << result << std::flush;
+      dirty_ = true;
+    } else {
+      std::cerr << current_ << ": " << result << "\n";
+    }
+  }
+  void clear() {
+    if (enabled_ && tty_ && dirty_) std::cerr << "\r\033[K" << std::flush;
+    dirty_ = false;
+  }
+
+ private:
+  bool enabled_;
+  bool tty_;
+  bool dirty_ = false;
+  int total_;
+  int done_ = 0;
+  std::string current_;
+};
+
+struct ceilings {
+  measurement read, copy, launch;
+};
+
+measurement ceiling_row(const std::string& impl, const bench::ceiling_measurement& c, const bench_options& o,
+                        const bench::device_description& d) {
+  measurement m;
+  m.impl = impl;
+  m.family = "ceiling";
+  m.bytes = c.bytes;
+  m.time_us = c.time_us.median;
+  m.time_min_us = c.time_us.min;
+  m.time_max_us = c.time_us.max;
+  m.gbps = c.gbps;
+  m.trials = o.trials;
+  m.batch = c.batch;
+  m.buffers = 1;
+  m.device = d.name;
+  m.note = c.variant;
+  return m;
+}
+
+ceilings measure_ceilings(const bench_options& o, const bench::device_description& d, cudaStream_t stream) {
+  // 2 GiB, or less when memory is short; at least 4x L2 either way, so L2 cannot serve it.
+  std::int64_t bytes = std::min(ceiling_buffer_bytes, bench::free_device_memory() / 2) / (1 << 20) * (1 << 20);
+  if (bytes < 4 * d.l2_bytes)
+    throw error("not enough free device memory for the ceilings' buffer (" + bench::format_bytes(double(bytes)) +
+                " free, need 4x L2 = " + bench::format_bytes(4.0 * d.l2_bytes) + ")");
+  void* buffer = nullptr;
+  WARPFOLD_CUDA_CHECK(cudaMalloc(&buffer, static_cast<std::size_t>(bytes)));
+  ceilings c;
+  try {
+    WARPFOLD_CUDA_CHECK(cudaMemsetAsync(buffer, 0x5a, static_cast<std::size_t>(bytes), stream));
+    c.read = ceiling_row("read_ceiling", bench::measure_read_ceiling(buffer, bytes, o.trials, stream), o, d);
+    c.copy = ceiling_row("copy_ceiling", bench::measure_copy_ceiling(buffer, bytes, o.trials, stream), o, d);
+  } catch (...) {
+    (void)cudaFree(buffer);
+    throw;
+  }
+  WARPFOLD_CUDA_CHECK(cudaFree(buffer));
+  c.launch = ceiling_row("launch_floor", bench::measure_launch_floor(o.trials, launch_floor_batch, stream), o, d);
+  c.launch.bytes = 0;
+  c.launch.gbps = 0;
+  c.launch.note = "empty kernel, " + std::to_string(launch_floor_batch) + " launches back to back per trial";
+  c.read.ceiling_gbps = c.copy.ceiling_gbps = c.launch.ceiling_gbps = c.read.gbps;
+  return c;
+}
+
+void print_header(std::ostream& out, const bench::device_description& d) {
+  out << "warpfold bench\n";
+  out << "device    " << d.name << " (device " << d.ordinal << "): " << d.sm_count << " SMs, L2 "
+      << bench::format_bytes(double(d.l2_bytes)) << ", " << bench::format_bytes(double(d.memory_bytes))
+      << ", compute capability " << d.cc_major << "." << d.cc_minor << "\n";
+  out << "software  driver " << d.driver_version << " (CUDA " << bench::format_cuda_version(d.cuda_driver_version)
+      << "), CUDA runtime " << bench::format_cuda_version(d.cuda_runtime_version) << "\n";
+}
+
+// "  3101.2 GB/s" and "    4.21 µs  ": the ceilings' figures in one column.
+std::string ceiling_figure(const std::string& value, const std::string& unit) {
+  return std::string(value.size() < 8 ? 8 - value.size() : 0, ' ') + value + " " + unit +
+         (unit.size() < 4 ? std::string(4 - bench::display_width(unit), ' ') : "");
+}
+
+void print_ceilings(std::ostream& out, const ceilings& c) {
+  out << "ceilings  read   " << ceiling_figure(bench::format_gbps(c.read.gbps), "GB/s")
+      << "  read-only streaming kernel, 16-byte loads, " << bench::format_bytes(double(c.read.bytes))
+      << " in one launch\n"
+      << std::string(32, ' ') << "(fastest of 8 configurations: " << c.read.note << ")\n";
+  out << "          copy   " << ceiling_figure(bench::format_gbps(c.copy.gbps), "GB/s")
+      << "  device-to-device cudaMemcpyAsync, bytes read + written (" << bench::format_bytes(double(c.copy.bytes))
+      << ")\n";
+  out << "          launch " << ceiling_figure(bench::format_time_us(c.launch.time_us), "µs")
+      << "  empty kernel launched back to back (min " << bench::format_time_us(c.launch.time_min_us) << ", max "
+      << bench::format_time_us(c.launch.time_max_us) << ")\n";
+}
+
+void print_method(std::ostream& out, const bench::timing_options& t, const bench::device_description& d) {
+  out << "method    CUDA events; " << t.warmup_calls << " warm-up calls, then the median of " << t.trials
+      << " trials (min and max shown).\n"
+      << "          Back to back: each trial times a batch of calls lasting >= "
+      << bench::format_time_us(t.min_batch_us / 1000.0) << " ms and divides by the calls (column 'batch').\n"
+      << "          Inputs of varied values, rotated over buffers totalling >= " << bench::input_pool::rotation_factor
+      << "x L2 (" << bench::format_bytes(double(d.l2_bytes)) << "): every call reads cold data.\n"
+      << "          Every timed result is checked against a host reference; a wrong answer shows as FAILED.\n";
+}
+
+std::string describe_size(bench::dtype t, std::int64_t n) {
+  std::string text = std::string(bench::name(t)) + ", n = " + bench::format_size(n);
+  if (bench::format_size(n) != std::to_string(n)) text += " = " + std::to_string(n);
+  return text + " (" + bench::format_bytes(double(n) * bench::element_bytes(t)) + " per call)";
+}
+
+std::string counter_bytes(double value) { return std::isnan(value) ? "-" : bench::format_bytes(value); }
+
+const bench::step_counters* find_counters(const std::optional<counters_run>& counters, const std::string& step) {
+  if (!counters) return nullptr;
+  for (const bench::step_counters& c : counters->steps)
+    if (c.step_name == step) return &c;
+  return nullptr;
+}
+
+void print_counters_legend(std::ostream& out, const counters_run& c) {
+  out << "counters  ncu --clock-control none, one call of each step at " << describe_size(c.type, c.n) << ", finisher "
+      << ladder::info(c.finisher).name << ".\n"
+      << "          Bank conflicts (shared-memory loads/stores) and DRAM bytes read: summed over the step's kernels.\n"
+      << "          Branch uniformity (100% = no divergent branch) and achieved occupancy: its main kernel's.\n";
+}
+
+void print_counters_table(std::ostream& out, const counters_run& c) {
+  bench::text_table table;
+  table.add_column("step", bench::align::left);
+  table.add_column("kernel", bench::align::left);
+  for (const char* h : {"bank confl. ld", "bank confl. st", "branch unif. %", "occupancy %", "DRAM read"})
+    table.add_column(h);
+  for (const bench::step_counters& s : c.steps)
+    table.add_row({s.step_name, s.kernel, bench::format_count(s.bank_conflicts_ld), bench::format_count(s.bank_conflicts_st),
+                   bench::format_counter_percent(s.branch_uniformity_pct),
+                   bench::format_counter_percent(s.achieved_occupancy_pct), counter_bytes(s.dram_bytes_read)});
+  out << "\n";
+  print_counters_legend(out, c);
+  out << table.render();
+}
+
+// The table of one type and size: ladder rows (per finisher), then baselines and production.
+// Returns true when it showed the counters.
+bool print_size_table(std::ostream& out, const std::vector<measurement>& rows, bench::dtype t, std::int64_t n,
+                      int buffers, const bench_options& o, const std::optional<counters_run>& counters) {
+  const bool many_finishers = o.finishers.size() > 1;
+  const bool with_counters = counters && counters->type == t && counters->n == n;
+  const std::string counters_finisher = counters ? std::string(ladder::info(counters->finisher).name) : "";
+
+  // Speedups: along each finisher's ladder; the others compare with the first ladder row.
+  std::vector<bench::speedup> speed(rows.size());
+  std::optional<double> first_ladder_time;
+  for (ladder::finisher f : o.finishers) {
+    std::vector<std::size_t> chain;
+    std::vector<std::optional<double>> times;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].family == "ladder" && rows[i].finisher == ladder::info(f).name) {
+        chain.push_back(i);
+        times.push_back(rows[i].ok ? std::optional<double>(rows[i].time_us) : std::nullopt);
+      }
+    const std::vector<bench::speedup> s = bench::speedups(times);
+    for (std::size_t k = 0; k < chain.size(); ++k) {
+      speed[chain[k]] = s[k];
+      if (!first_ladder_time && times[k]) first_ladder_time = times[k];
+    }
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].family != "ladder" && rows[i].ok && first_ladder_time)
+      speed[i].cumulative = *first_ladder_time / rows[i].time_us;
+
+  bench::text_table table;
+  table.add_column("impl", bench::align::left);
+  if (many_finishers) table.add_column("finisher", bench::align::left);
+  for (const char* h : {"time µs", "min–max µs", "GB/s", "% of read", "step x", "cumul. x", "launches", "batch"})
+    table.add_column(h);
+  if (with_counters)
+    for (const char* h : {"bank confl. ld", "bank confl. st", "branch unif. %", "occupancy %", "DRAM read"})
+      table.add_column(h);
+
+  std::vector<std::string> failures;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const measurement& m = rows[i];
+    std::vector<std::string> cells = {m.impl};
+    if (many_finishers) cells.push_back(m.finisher.empty() ? "-" : m.finisher);
+    if (m.ok) {
+      cells.insert(cells.end(), {bench::format_time_us(m.time_us),
+                                 bench::format_time_us(m.time_min_us) + "–" + bench::format_time_us(m.time_max_us),
+                                 bench::format_gbps(m.gbps), bench::format_percent(m.percent_of_ceiling()),
+                                 bench::format_speedup(speed[i].step), bench::format_speedup(speed[i].cumulative)});
+    } else {
+      cells.insert(cells.end(), {"FAILED", "-", "-", "-", "-", "-"});
+      failures.push_back(m.impl + (m.finisher.empty() ? "" : " (" + m.finisher + ")") + ": " + m.error);
+    }
+    cells.push_back(m.launches ? std::to_string(*m.launches) : "-");
+    cells.push_back(m.batch > 0 ? std::to_string(m.batch) : "-");
+    if (with_counters) {
+      const bench::step_counters* c =
+          m.family == "ladder" && m.finisher == counters_finisher ? find_counters(counters, m.impl) : nullptr;
+      if (c)
+        cells.insert(cells.end(), {bench::format_count(c->bank_conflicts_ld), bench::format_count(c->bank_conflicts_st),
+                                   bench::format_counter_percent(c->branch_uniformity_pct),
+                                   bench::format_counter_percent(c->achieved_occupancy_pct),
+                                   counter_bytes(c->dram_bytes_read)});
+      else
+        cells.insert(cells.end(), {"-", "-", "-", "-", "-"});
+    }
+    table.add_row(std::move(cells));
+  }
+
+  out << "\n" << describe_size(t, n) << "; " << buffers << " rotating input buffers ("
+      << bench::format_bytes(double(buffers) * double(n) * bench::element_bytes(t)) << " in all)\n";
+  const bool any_ladder = std::any_of(rows.begin(), rows.end(), [](const measurement& m) { return m.family == "ladder"; });
+  if (any_ladder) {
+    std::string finishers;
+    for (ladder::finisher f : o.finishers) finishers += (finishers.empty() ? "" : ", ") + std::string(ladder::info(f).name);
+    out << "ladder    block size " << o.block_size << ", finisher " << finishers;
+    if (!many_finishers) out << " (" << ladder::info(o.finishers.front()).summary << ")";
+    out << "\n";
+  }
+  if (with_counters) print_counters_legend(out, *counters);
+  out << table.render();
+  for (const std::string& f : failures) out << "FAILED " << f << "\n";
+  return with_counters;
+}
+
+// The sweep's summary of one type: GB/s per implementation (rows) and size (columns).
+void print_sweep_table(std::ostream& out, const std::vector<measurement>& rows, bench::dtype t,
+                       const std::vector<std::int64_t>& sizes, double ceiling_gbps, bool many_finishers) {
+  std::vector<std::string> keys;
+  std::map<std::string, std::map<std::int64_t, const measurement*>> cells;
+  for (const measurement& m : rows) {
+    const std::string key = m.impl + (many_finishers && !m.finisher.empty() ? " (" + m.finisher + ")" : "");
+    if (!cells.count(key)) keys.push_back(key);
+    cells[key][m.n] = &m;
+  }
+  bench::text_table table;
+  table.add_column("impl", bench::align::left);
+  for (std::int64_t n : sizes) table.add_column(bench::format_size(n));
+  std::vector<std::string> failures;
+  for (const std::string& key : keys) {
+    std::vector<std::string> line = {key};
+    for (std::int64_t n : sizes) {
+      const auto found = cells[key].find(n);
+      if (found == cells[key].end()) line.push_back("-");
+      else if (!found->second->ok) {
+        line.push_back("FAILED");
+        failures.push_back(key + " n=" + bench::format_size(n) + ": " + found->second->error);
+      } else line.push_back(bench::format_gbps(found->second->gbps));
+    }
+    table.add_row(std::move(line));
+  }
+  out << "\nsweep " << bench::name(t) << ": GB/s per call (back to back; read ceiling "
+      << bench::format_gbps(ceiling_gbps) << " GB/s; '-' = not run)\n";
+  out << table.render();
+  for (const std::string& f : failures) out << "FAILED " << f << "\n";
+}
+
+measurement measure_one(const bench::impl_entry& entry, bench::dtype t, bench::input_pool& pool,
+                        const bench::timing_options& timing, cudaStream_t stream, const bench_options& o,
+                        const std::string& device_name, double ceiling_gbps) {
+  measurement m;
+  m.impl = entry.name;
+  m.family = entry.family;
+  m.dtype = std::string(bench::name(t));
+  m.finisher = entry.finisher;
+  m.n = pool.n();
+  m.bytes = pool.buffer_bytes();
+  m.ceiling_gbps = ceiling_gbps;
+  m.block_size = entry.family == "ladder" ? o.block_size : 0;
+  m.trials = timing.trials;
+  m.buffers = pool.buffers();
+  m.device = device_name;
+  try {
+    std::unique_ptr<bench::implementation> impl = entry.make(t);
+    const bench::timed_result r = bench::time_implementation(*impl, pool, timing, stream);
+    m.launches = r.launches;
+    m.batch = r.batch;
+    if (!r.ok) {
+      m.ok = false;
+      m.error = r.error;
+      return m;
+    }
+    m.time_us = r.per_call_us.median;
+    m.time_min_us = r.per_call_us.min;
+    m.time_max_us = r.per_call_us.max;
+    m.gbps = bench::gbps(double(m.bytes), m.time_us);
+  } catch (const std::exception& failure) {
+    m.ok = false;
+    m.error = failure.what();
+    // An error that breaks the CUDA context (an illegal address, say) makes every later
+    // number meaningless: stop here rather than print them.
+    (void)cudaGetLastError();
+    const cudaError_t sticky = cudaDeviceSynchronize();
+    if (sticky != cudaSuccess)
+      throw cuda_error(sticky, entry.name + " broke the CUDA context (" + failure.what() + "); stopping");
+  }
+  return m;
+}
+
+// Device memory one (type, size) group needs: the rotating pool, step 0's scratch copy, the
+// ladder's partials and CUB's temp storage, and a margin.
+std::int64_t memory_needed(bench::dtype t, std::int64_t n, std::int64_t l2_bytes, bool with_step0) {
+  const std::int64_t bytes = n * bench::element_bytes(t);
+  return bench::input_pool::bytes_needed(t, n, l2_bytes) + (with_step0 ? bytes : 0) + bytes / 32 + (std::int64_t(512) << 20);
+}
+
+}  // namespace
+
+int run_bench(const bench_options& o) {
+  // The device first: without a GPU this throws and main prints a single line. (No context
+  // yet: the ncu child below gets the GPU to itself.)
+  bench::require_device(o.device);
+
+  const std::vector<bench::impl_entry> registry = bench::make_registry({o.finishers, o.block_size});
+  std::vector<bench::impl_name> catalogue;
+  for (const auto& s : ladder::steps) catalogue.push_back({std::string(s.name), "ladder"});
+  for (const auto& e : registry)
+    if (e.family != "ladder") catalogue.push_back({e.name, e.family});
+  const std::vector<std::string> chosen = bench::select_impls(o.impls, catalogue);
+  auto is_chosen = [&](const std::string& name) { return std::find(chosen.begin(), chosen.end(), name) != chosen.end(); };
+  for (const auto& s : ladder::steps)
+    if (is_chosen(std::string(s.name)) && !ladder::supports_block_size(s.id, o.block_size))
+      std::cerr << "note: " << s.name << " is not built for block size " << o.block_size << "; skipped\n";
+  std::vector<const bench::impl_entry*> entries;
+  for (const auto& e : registry)
+    if (is_chosen(e.name)) entries.push_back(&e);
+  const bool with_step0 = is_chosen(std::string(ladder::steps[0].name));
+
+  std::optional<counters_run> counters;
+  if (o.counters) counters = collect_counters(o, std::cerr);
+  const bench::device_description device = bench::open_device(o.device);
+
+  bench::timing_options timing;
+  timing.trials = o.trials;
+  timing.min_batch_us = o.batch_ms * 1000.0;
+
+  bench::run_record record;
+  record.device = device;
+  record.method = {timing.trials, timing.warmup_calls, timing.min_batch_us, bench::input_pool::rotation_factor,
+                   o.block_size};
+  if (counters) {
+    record.counters = counters->steps;
+    record.counters_dtype = std::string(bench::name(counters->type));
+    record.counters_n = counters->n;
+  }
+
+  int total = 0;
+  for (bench::dtype t : o.dtypes)
+    for (const auto* e : entries) total += e->supports(t) ? static_cast<int>(o.sizes.size()) : 0;
+  progress bar(!o.quiet, total);
+
+  owned_stream stream;
+  print_header(std::cout, device);
+  if (!o.quiet) bar.note("measuring the ceilings...");
+  const ceilings c = measure_ceilings(o, device, stream);
+  record.measurements.insert(record.measurements.end(), {c.read, c.copy, c.launch});
+  print_ceilings(std::cout, c);
+  print_method(std::cout, timing, device);
+  std::cout << std::flush;
+
+  // Whatever was measured is written out, also when a later measurement throws.
+  auto write_outputs = [&] {
+    if (!o.csv_path.empty()) bench::write_csv_file(o.csv_path, record.measurements);
+    if (!o.json_path.empty()) bench::write_json_file(o.json_path, record);
+    if (!o.counters_csv_path.empty()) {
+      if (counters) bench::write_counters_csv_file(o.counters_csv_path, counters->steps);
+      else std::cerr << "warpfold bench: no counters were collected; " << o.counters_csv_path << " not written\n";
+    }
+  };
+
+  bool any_failed = false;
+  bool counters_shown = false;
+  try {
+    for (bench::dtype t : o.dtypes) {
+      std::vector<const bench::impl_entry*> for_type;
+      for (const auto* e : entries)
+        if (e->supports(t)) for_type.push_back(e);
+      if (for_type.empty()) {
+        bar.note("note: no selected implementation supports " + std::string(bench::name(t)) + "; skipped");
+        continue;
+      }
+      std::vector<measurement> type_rows;
+      std::vector<std::int64_t> sizes_run;
+      for (std::int64_t n : o.sizes) {
+        const std::int64_t needed = memory_needed(t, n, device.l2_bytes, with_step0);
+        const std::int64_t free_bytes = bench::free_device_memory();
+        if (needed > free_bytes) {
+          bar.note("note: skipping " + std::string(bench::name(t)) + " n=" + bench::format_size(n) + ": needs about " +
+                   bench::format_bytes(double(needed)) + " of device memory, " + bench::format_bytes(double(free_bytes)) +
+                   " free");
+          bar.skip(static_cast<int>(for_type.size()));
+          continue;
+        }
+        const std::uint64_t seed = (static_cast<std::uint64_t>(t) + 1) * 0x100000001b3ull + static_cast<std::uint64_t>(n);
+        bench::input_pool pool(t, n, device.l2_bytes, seed, stream);
+        std::vector<measurement> rows;
+        for (const bench::impl_entry* e : for_type) {
+          bar.begin(std::string(bench::name(t)) + " n=" + bench::format_size(n) + " " + e->name +
+                    (o.finishers.size() > 1 && !e->finisher.empty() ? " (" + e->finisher + ")" : ""));
+          measurement m = measure_one(*e, t, pool, timing, stream, o, device.name, c.read.gbps);
+          bar.end(m.ok ? bench::format_time_us(m.time_us) + " µs, " + bench::format_gbps(m.gbps) + " GB/s" : "FAILED");
+          any_failed = any_failed || !m.ok;
+          record.measurements.push_back(m);
+          rows.push_back(m);
+        }
+        bar.clear();
+        if (!o.sweep) counters_shown = print_size_table(std::cout, rows, t, n, pool.buffers(), o, counters) || counters_shown;
+        std::cout << std::flush;
+        sizes_run.push_back(n);
+        type_rows.insert(type_rows.end(), rows.begin(), rows.end());
+      }
+      if (o.sweep && !sizes_run.empty())
+        print_sweep_table(std::cout, type_rows, t, sizes_run, c.read.gbps, o.finishers.size() > 1);
+    }
+  } catch (...) {
+    bar.clear();
+    write_outputs();
+    throw;
+  }
+  bar.clear();
+  if (counters && !counters_shown) print_counters_table(std::cout, *counters);
+  write_outputs();
+  if (any_failed) {
+    std::cout << "\nFAILED: at least one implementation gave a wrong answer (see above); exit code 1\n";
+    return 1;
+  }
+  return 0;
+}
+
+void print_list(std::ostream& out) {
+  bench::text_table steps;
+  steps.add_column("step", bench::align::left);
+  steps.add_column("what it changes", bench::align::left);
+  steps.add_column("block sizes", bench::align::left);
+  for (const auto& s : ladder::steps) {
+    const std::vector<int> sizes = ladder::supported_block_sizes(s.id);
+    steps.add_row({std::string(s.name), std::string(s.summary),
+                   sizes.size() > 3 ? std::to_string(sizes.front()) + "-" + std::to_string(sizes.back())
+                                    : std::to_string(sizes[0]) + ", " + std::to_string(sizes[1]) + ", " +
+                                          std::to_string(sizes[2])});
+  }
+  out << "Ladder steps (--impl NAME or its number; types i32, f32, f64; sums in the element type):\n"
+      << steps.render();
+
+  bench::text_table finishers;
+  finishers.add_column("finisher", bench::align::left);
+  finishers.add_column("how the per-block partials are combined", bench::align::left);
+  for (const auto& f : ladder::finishers)
+    finishers.add_row({std::string(f.name) + (f.id == ladder::finisher::last_block ? " (default)" : ""),
+                       std::string(f.summary)});
+  out << "\nFinishers (--finisher NAME, a list, or all):\n" << finishers.render();
+
+  bench::text_table others;
+  others.add_column("impl", bench::align::left);
+  others.add_column("types", bench::align::left);
+  others.add_column("what it is", bench::align::left);
+  bool production = false;
+  for (const auto& e : bench::make_registry()) {
+    if (e.family == "ladder") continue;
+    production = production || e.family == "production";
+    std::string types;
+    for (bench::dtype t : e.dtypes) types += (types.empty() ? "" : ",") + std::string(bench::name(t));
+    others.add_row({e.name, types, e.summary});
+  }
+  if (!production)
+    others.add_row({"warpfold", "-", "the production API: not built into this binary (configured with -DWARPFOLD_BENCH_PRODUCTION=OFF)"});
+  out << "\nBaselines and production (--impl NAME):\n" << others.render();
+
+  out << "\nCeilings, measured in every bench run:\n"
+         "  read_ceiling  read-only streaming kernel, 16-byte loads, 2 GiB, one launch (GB/s = bytes read / time)\n"
+         "  copy_ceiling  device-to-device cudaMemcpyAsync (GB/s = bytes read + bytes written / time)\n"
+         "  launch_floor  an empty kernel launched back to back (µs per launch)\n"
+         "\nTypes (--dtype): i32, f32, f64, f16, bf16\n";
+}
+
+}  // namespace warpfold::cli

@@ -1,0 +1,222 @@
+#include "options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <sstream>
+
+#include "bench/sizes.hpp"
+
+namespace warpfold::cli {
+namespace {
+
+// What CLI11 fills in; turned into bench_options (with types checked) after parsing.
+struct raw_bench_options {
+  bool sweep = false;
+  std::vector<std::string> impls, dtypes, finishers, sizes;
+  int trials = default_trials;
+  double batch_ms = 1.0;
+  int block_size = ladder::default_block_size;
+  int device = 0;
+  bool counters = false;
+  bool quiet = false;
+  std::string csv_path, json_path, counters_csv_path;
+};
+
+std::string step_names() {
+  std::string names;
+  for (const auto& s : ladder::steps) names += (names.empty() ? "" : ", ") + std::string(s.name);
+  return names;
+}
+
+std::string finisher_names() {
+  std::string names;
+  for (const auto& f : ladder::finishers) names += (names.empty() ? "" : ", ") + std::string(f.name);
+  return names;
+}
+
+void add_bench_options(CLI::App& app, raw_bench_options& o) {
+  app.add_flag("--sweep", o.sweep,
+               "Measure every selected implementation over n = 2^10, 2^12, ..., 2^30 (sizes that do not fit in "
+               "free device memory are skipped, with a note), for --dtype (default i32,f32,f64). Prints a GB/s "
+               "table per type; write --csv for scripts/plot.");
+  app.add_option("--impl", o.impls,
+                 "Implementations to measure (comma list or repeated; default all): ladder steps by name or number (" +
+                     step_names() +
+                     "), 'ladder' for all steps, 'cub', 'thrust', 'warpfold' (the production API, when built in), "
+                     "'baseline', 'production' or 'all'. `warpfold list` shows them.")
+      ->delimiter(',')
+      ->type_name("LIST");
+  app.add_option("--dtype", o.dtypes,
+                 "Element types (comma list): i32, f32, f64, f16, bf16. Default i32; with --sweep i32,f32,f64. "
+                 "Implementations skip types they do not support (the ladder has i32, f32, f64).")
+      ->delimiter(',')
+      ->type_name("LIST");
+  app.add_option("--finisher", o.finishers,
+                 "How the ladder steps combine their per-block partial sums (comma list, or 'all'): " +
+                     finisher_names() + ". Default last-block (one kernel per call).")
+      ->delimiter(',')
+      ->type_name("LIST");
+  app.add_option("--n", o.sizes,
+                 "Sizes in elements (comma list): 67108864, 2^26, 64Mi or 1e8. Default 2^27 "
+                 "(with --sweep, the sweep's sizes).")
+      ->delimiter(',')
+      ->type_name("SIZES");
+  app.add_option("--trials", o.trials,
+                 "Timed trials per measurement; the median is reported with min and max. At least 7.")
+      ->check(CLI::Range(min_trials, 1000))
+      ->capture_default_str();
+  app.add_option("--batch-ms", o.batch_ms,
+                 "Each trial times back-to-back calls for at least this many milliseconds and divides by the "
+                 "number of calls, so small sizes report an honest per-call time.")
+      ->check(CLI::Range(0.01, 1000.0))
+      ->capture_default_str();
+  app.add_option("--block-size", o.block_size,
+                 "Threads per block for the ladder steps: a power of two, 32..1024. Steps 6-9 are compiled for "
+                 "128, 256 and 512 only (others are skipped, with a note).")
+      ->capture_default_str();
+  app.add_option("--device", o.device, "CUDA device ordinal to run on.")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_flag("--counters", o.counters,
+               "Also run the ladder under Nsight Compute (`ncu --clock-control none`, found on PATH) and add "
+               "per-step hardware counters: shared-memory bank conflicts (loads, stores), branch uniformity, "
+               "achieved occupancy and DRAM bytes read. They are taken at the first --dtype the ladder has, the first "
+               "--n (2^27 with --sweep) and the first --finisher. Without ncu, says so and runs without counters.");
+  app.add_option("--csv", o.csv_path,
+                 "Write one CSV row per measurement (impl,dtype,n,bytes,time_us,time_min_us,time_max_us,gbps,"
+                 "ceiling_gbps,device, then pct_of_ceiling,family,finisher,launches,block_size,trials,batch,"
+                 "buffers,status,note). FAILED rows have no times.")
+      ->type_name("FILE");
+  app.add_option("--json", o.json_path,
+                 "Write the run as JSON: device, method, one object per measurement, and counters if any.")
+      ->type_name("FILE");
+  app.add_option("--counters-csv", o.counters_csv_path,
+                 "Write the per-step counters as CSV (step,kernel,bank_conflicts_ld,bank_conflicts_st,"
+                 "branch_uniformity_pct,achieved_occupancy_pct,dram_bytes_read). Implies --counters.")
+      ->type_name("FILE");
+  app.add_flag("-q,--quiet", o.quiet, "No progress lines on stderr.");
+}
+
+bench_options resolve(const raw_bench_options& raw) {
+  bench_options o;
+  o.sweep = raw.sweep;
+  o.impls = raw.impls;
+  o.trials = raw.trials;
+  o.batch_ms = raw.batch_ms;
+  o.device = raw.device;
+  o.counters = raw.counters || !raw.counters_csv_path.empty();
+  o.csv_path = raw.csv_path;
+  o.json_path = raw.json_path;
+  o.counters_csv_path = raw.counters_csv_path;
+  o.quiet = raw.quiet;
+
+  for (const std::string& text : raw.dtypes) {
+    const auto t = bench::parse_dtype(text);
+    if (!t) throw usage_error("--dtype: unknown type '" + text + "' (known: i32, f32, f64, f16, bf16)");
+    bool seen = false;
+    for (bench::dtype d : o.dtypes) seen = seen || d == *t;
+    if (!seen) o.dtypes.push_back(*t);
+  }
+  if (o.dtypes.empty()) {
+    if (o.sweep) o.dtypes = {bench::dtype::i32, bench::dtype::f32, bench::dtype::f64};
+    else o.dtypes = {bench::dtype::i32};
+  }
+
+  for (const std::string& text : raw.finishers) {
+    if (text == "all") {
+      for (const auto& f : ladder::finishers) o.finishers.push_back(f.id);
+      continue;
+    }
+    const auto f = ladder::parse_finisher(text);
+    if (!f) throw usage_error("--finisher: unknown finisher '" + text + "' (known: " + finisher_names() + ", all)");
+    o.finishers.push_back(*f);
+  }
+  std::vector<ladder::finisher> unique;
+  for (ladder::finisher f : o.finishers) {
+    bool seen = false;
+    for (ladder::finisher u : unique) seen = seen || u == f;
+    if (!seen) unique.push_back(f);
+  }
+  o.finishers = unique.empty() ? std::vector<ladder::finisher>{ladder::finisher::last_block} : unique;
+
+  for (const std::string& text : raw.sizes) {
+    try {
+      for (std::int64_t n : bench::parse_size_list(text)) {
+        bool seen = false;
+        for (std::int64_t s : o.sizes) seen = seen || s == n;
+        if (!seen) o.sizes.push_back(n);
+      }
+    } catch (const invalid_argument& e) {
+      throw usage_error(std::string("--n: ") + e.what());
+    }
+  }
+  o.sizes_given = !o.sizes.empty();
+  if (o.sizes.empty()) o.sizes = o.sweep ? bench::sweep_sizes() : std::vector<std::int64_t>{default_bench_size};
+
+  const int b = raw.block_size;
+  if (b < 32 || b > 1024 || (b & (b - 1)) != 0)
+    throw usage_error("--block-size: " + std::to_string(b) + " is not a power of two from 32 to 1024");
+  o.block_size = b;
+  return o;
+}
+
+}  // namespace
+
+command parse_command_line(int argc, const char* const* argv) {
+  CLI::App app{"warpfold: GPU sum reduction, from the classic ten-step ladder to a production kernel, "
+               "measured against the hardware's ceilings.",
+               "warpfold"};
+  app.footer(
+      "Run `warpfold bench --help` for the bench's options.\n"
+      "Exit codes: 0 success; 1 a wrong answer (FAILED) or an error, such as no CUDA GPU; 2 a bad command line.");
+  app.require_subcommand(0, 1);
+
+  CLI::App* list = app.add_subcommand("list", "Print every ladder step, finisher and baseline with a one-line "
+                                              "description. Needs no GPU.");
+  raw_bench_options raw;
+  CLI::App* bench = app.add_subcommand(
+      "bench",
+      "Time reductions on the GPU. The default run (under a minute on an H100) measures the read and copy "
+      "ceilings and the launch floor, then every ladder step (finisher last-block), cub::DeviceReduce::Sum and "
+      "thrust::reduce on 2^27 int32, and prints time, GB/s, share of the read ceiling and speedups.");
+  bench->footer(
+      "Method: CUDA events; warm-up calls; the median of --trials trials (min and max shown). Each trial times a "
+      "batch of back-to-back calls lasting at least --batch-ms and divides by the calls. Calls rotate over input "
+      "buffers filled with varied values, together at least 4x the L2 size, so every call reads cold data. Every "
+      "timed result is checked against a host reference (integers exactly, floats within a tolerance growing "
+      "with n); a wrong answer prints FAILED and the exit code is non-zero.\n\n"
+      "Examples:\n"
+      "  warpfold bench\n"
+      "  warpfold bench --impl 7,8,9,cub --dtype f32,f64 --n 2^20,2^28\n"
+      "  warpfold bench --sweep --csv sweep.csv && scripts/plot sweep.csv --out plots/\n"
+      "  warpfold bench --counters --counters-csv counters.csv");
+  add_bench_options(*bench, raw);
+
+  raw_bench_options raw_target;
+  CLI::App* target = app.add_subcommand("ncu-target", "Internal: what `bench --counters` runs under ncu.");
+  target->group("");  // hidden from --help
+  add_bench_options(*target, raw_target);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    return {command_kind::help, app.help(), 0, {}};
+  } catch (const CLI::CallForAllHelp&) {
+    return {command_kind::help, app.help("", CLI::AppFormatMode::All), 0, {}};
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(e.what());
+  }
+
+  if (list->parsed()) return {command_kind::list, "", 0, {}};
+  if (bench->parsed()) return {command_kind::bench, "", 0, resolve(raw)};
+  if (target->parsed()) return {command_kind::ncu_target, "", 0, resolve(raw_target)};
+  return {command_kind::help, app.help(), 2, {}};  // no command: show what there is, and fail
+}
+
+command parse_command_line(const std::vector<std::string>& args) {
+  std::vector<const char*> argv = {"warpfold"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+}  // namespace warpfold::cli

@@ -1,0 +1,63 @@
+// The command line of `warpfold`, parsed with CLI11 into plain structs. Parsing runs no GPU
+// code and prints nothing: --help comes back as a command that carries the help text, and a
+// bad command line throws usage_error with CLI11's (or our) message.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/dtype.hpp"
+#include "warpfold/error.hpp"
+#include "warpfold/ladder/ladder.hpp"
+
+namespace warpfold::cli {
+
+class usage_error : public invalid_argument {
+ public:
+  using invalid_argument::invalid_argument;
+};
+
+// The default run's size: 2^27 int32 (512 MiB per buffer), far beyond any L2.
+inline constexpr std::int64_t default_bench_size = std::int64_t(1) << 27;
+inline constexpr int default_trials = 9;
+inline constexpr int min_trials = 7;
+
+struct bench_options {
+  bool sweep = false;
+  std::vector<std::string> impls;                 // filters (see bench/selection.hpp); empty: all
+  std::vector<bench::dtype> dtypes;               // i32 by default; with --sweep i32,f32,f64
+  std::vector<ladder::finisher> finishers;        // last-block by default
+  std::vector<std::int64_t> sizes;                // 2^27 by default; with --sweep 2^10..2^30 step 4x
+  bool sizes_given = false;                       // --n was given
+  int trials = default_trials;
+  double batch_ms = 1.0;                          // minimum length of one timed batch
+  int block_size = ladder::default_block_size;
+  int device = 0;
+  bool counters = false;
+  std::string csv_path;
+  std::string json_path;
+  std::string counters_csv_path;
+  bool quiet = false;                             // no progress on stderr
+};
+
+enum class command_kind {
+  help,        // print help_text and exit 0
+  list,        // warpfold list
+  bench,       // warpfold bench
+  ncu_target,  // hidden: run each selected ladder step once (what `bench --counters` profiles)
+};
+
+struct command {
+  command_kind kind = command_kind::help;
+  std::string help_text;
+  int exit_code = 0;  // help only: 0 for --help, 2 when no command was given
+  bench_options bench;
+};
+
+// argv[0] is the program name, as main() receives it.
+command parse_command_line(int argc, const char* const* argv);
+// The arguments after the program name.
+command parse_command_line(const std::vector<std::string>& args);
+
+}  // namespace warpfold::cli

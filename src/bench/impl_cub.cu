@@ -1,0 +1,101 @@
+// CUB baseline: cub::DeviceReduce::Sum, as a careful user calls it. The temporary storage is
+// sized and allocated once in prepare(), so a timed call is only CUB's kernels.
+// - int32 and float sum in their own type, like the ladder (int32 wraps modulo 2^32).
+// - __half and __nv_bfloat16: DeviceReduce::Sum would add in half precision (2^24 values in
+//   [0, 1) overflow to inf), so these use DeviceReduce::Reduce with a float output, a float
+//   initial value and a float addition, which is what a careful user writes instead.
+// - n < 2^31 is passed as int (32-bit offsets, CUB's fast path); larger n as int64.
+// This is the only file that instantiates CUB; keep it that way for the build's sake.
+#include <cub/device/device_reduce.cuh>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "bench/implementation.hpp"
+#include "warpfold/detail/buffer.hpp"
+#include "warpfold/error.hpp"
+
+namespace warpfold::bench {
+namespace {
+
+struct add_as_float {
+  __host__ __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+template <typename T>
+inline constexpr bool half_like = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+
+template <typename T>
+class cub_impl final : public implementation {
+ public:
+  using result_type = std::conditional_t<half_like<T>, float, T>;
+
+  result_kind kind() const override {
+    if constexpr (std::is_same_v<T, std::int32_t>) return result_kind::int32_wrapping;
+    else if constexpr (std::is_same_v<T, double>) return result_kind::float64;
+    else return result_kind::float32;
+  }
+
+  void prepare(const void* d_sample, std::int64_t n, cudaStream_t stream) override {
+    out_.reserve(1);
+    std::size_t bytes = 0;
+    WARPFOLD_CUDA_CHECK(dispatch(nullptr, bytes, static_cast<const T*>(d_sample), n, stream));
+    temp_.reserve(bytes > 0 ? bytes : 1);
+    temp_bytes_ = bytes;
+    enqueue(d_sample, n, stream);
+    WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  void enqueue(const void* d_in, std::int64_t n, cudaStream_t stream) override {
+    std::size_t bytes = temp_bytes_;
+    WARPFOLD_CUDA_CHECK(dispatch(temp_.get(), bytes, static_cast<const T*>(d_in), n, stream));
+  }
+
+  result_value fetch(cudaStream_t stream) override {
+    result_type value{};
+    WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(&value, out_.get(), sizeof value, cudaMemcpyDeviceToHost, stream));
+    WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
+    result_value r;
+    if constexpr (std::is_integral_v<result_type>) r.integer = value;
+    else r.real = static_cast<double>(value);
+    return r;
+  }
+
+  bool capturable() const override { return true; }
+
+ private:
+  template <typename Size>
+  cudaError_t dispatch_sized(void* temp, std::size_t& bytes, const T* in, Size n, cudaStream_t stream) {
+    if constexpr (half_like<T>)
+      return cub::DeviceReduce::Reduce(temp, bytes, in, out_.get(), n, add_as_float{}, 0.0f, stream);
+    else
+      return cub::DeviceReduce::Sum(temp, bytes, in, out_.get(), n, stream);
+  }
+
+  cudaError_t dispatch(void* temp, std::size_t& bytes, const T* in, std::int64_t n, cudaStream_t stream) {
+    if (n <= std::numeric_limits<int>::max()) return dispatch_sized(temp, bytes, in, static_cast<int>(n), stream);
+    return dispatch_sized(temp, bytes, in, n, stream);
+  }
+
+  warpfold::detail::device_buffer<unsigned char> temp_;
+  warpfold::detail::device_buffer<result_type> out_;
+  std::size_t temp_bytes_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<implementation> make_cub(dtype t) {
+  switch (t) {
+    case dtype::i32: return std::make_unique<cub_impl<std::int32_t>>();
+    case dtype::f32: return std::make_unique<cub_impl<float>>();
+    case dtype::f64: return std::make_unique<cub_impl<double>>();
+    case dtype::f16: return std::make_unique<cub_impl<__half>>();
+    case dtype::bf16: return std::make_unique<cub_impl<__nv_bfloat16>>();
+  }
+  throw invalid_argument("cub: unsupported dtype");
+}
+
+}  // namespace warpfold::bench

@@ -1,0 +1,91 @@
+// The production API as a bench implementation: warpfold::sum(d_in, n, d_out, stream) from
+// <warpfold/reduce.hpp>, one kernel per call. int32 accumulates in int64 (so it never wraps),
+// __half and __nv_bfloat16 in float; float and double in themselves (see accumulator.hpp).
+// The first call on a stream creates that stream's workspace; prepare() makes it, so the
+// timed calls only enqueue.
+//
+// Built with WARPFOLD_BENCH_PRODUCTION (a CMake option, on by default: the definitions of
+// warpfold::sum are linked in from src/reduce); without it this file registers nothing.
+#include "bench/implementation.hpp"
+
+#if WARPFOLD_BENCH_PRODUCTION
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "warpfold/detail/buffer.hpp"
+#include "warpfold/error.hpp"
+#include "warpfold/reduce.hpp"
+
+namespace warpfold::bench {
+namespace {
+
+template <typename T>
+class warpfold_impl final : public implementation {
+ public:
+  using result_type = accumulator_t<op::sum, T>;
+
+  result_kind kind() const override {
+    if constexpr (std::is_integral_v<result_type>) return result_kind::int64;
+    else if constexpr (std::is_same_v<result_type, double>) return result_kind::float64;
+    else return result_kind::float32;
+  }
+
+  void prepare(const void* d_sample, std::int64_t n, cudaStream_t stream) override {
+    out_.reserve(1);
+    enqueue(d_sample, n, stream);
+    WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  void enqueue(const void* d_in, std::int64_t n, cudaStream_t stream) override {
+    warpfold::sum(static_cast<const T*>(d_in), n, out_.get(), stream);
+  }
+
+  result_value fetch(cudaStream_t stream) override {
+    result_type value{};
+    WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(&value, out_.get(), sizeof value, cudaMemcpyDeviceToHost, stream));
+    WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
+    result_value r;
+    if constexpr (std::is_integral_v<result_type>) r.integer = static_cast<std::int64_t>(value);
+    else r.real = static_cast<double>(value);
+    return r;
+  }
+
+  bool capturable() const override { return true; }
+
+ private:
+  warpfold::detail::device_buffer<result_type> out_;
+};
+
+std::unique_ptr<implementation> make_warpfold(dtype t) {
+  switch (t) {
+    case dtype::i32: return std::make_unique<warpfold_impl<std::int32_t>>();
+    case dtype::f32: return std::make_unique<warpfold_impl<float>>();
+    case dtype::f64: return std::make_unique<warpfold_impl<double>>();
+    case dtype::f16: return std::make_unique<warpfold_impl<__half>>();
+    case dtype::bf16: return std::make_unique<warpfold_impl<__nv_bfloat16>>();
+  }
+  throw invalid_argument("warpfold: unsupported dtype");
+}
+
+}  // namespace
+
+void add_production_entries(std::vector<impl_entry>& entries) {
+  entries.push_back({"warpfold", "production", "",
+                     "warpfold::sum(d_in, n, d_out, stream): the production API, one kernel per call "
+                     "(i32 sums in int64, f16/bf16 in float)",
+                     {dtype::i32, dtype::f32, dtype::f64, dtype::f16, dtype::bf16}, make_warpfold});
+}
+
+}  // namespace warpfold::bench
+
+#else
+
+namespace warpfold::bench {
+void add_production_entries(std::vector<impl_entry>&) {}
+}  // namespace warpfold::bench
+
+#endif

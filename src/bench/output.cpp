@@ -1,0 +1,191 @@
+#include "bench/output.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "bench/statistics.hpp"
+#include "warpfold/error.hpp"
+
+namespace warpfold::bench {
+
+std::string format_cuda_version(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+double measurement::percent_of_ceiling() const { return bench::percent_of(gbps, ceiling_gbps); }
+
+namespace {
+
+std::string fixed(double value, int decimals) {
+  if (!std::isfinite(value)) return "";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+std::vector<std::string> csv_fields(const measurement& m) {
+  const bool timed = m.ok;
+  const bool bandwidth = m.has_bandwidth();
+  return {
+      m.impl,
+      m.dtype,
+      std::to_string(m.n),
+      std::to_string(m.bytes),
+      timed ? fixed(m.time_us, 3) : "",
+      timed ? fixed(m.time_min_us, 3) : "",
+      timed ? fixed(m.time_max_us, 3) : "",
+      bandwidth ? fixed(m.gbps, 2) : "",
+      m.ceiling_gbps > 0 ? fixed(m.ceiling_gbps, 2) : "",
+      m.device,
+      bandwidth && m.ceiling_gbps > 0 ? fixed(m.percent_of_ceiling(), 2) : "",
+      m.family,
+      m.finisher,
+      m.launches ? std::to_string(*m.launches) : "",
+      m.block_size > 0 ? std::to_string(m.block_size) : "",
+      std::to_string(m.trials),
+      std::to_string(m.batch),
+      std::to_string(m.buffers),
+      m.ok ? "ok" : "FAILED",
+      m.ok ? m.note : m.error,
+  };
+}
+
+template <typename Writer>
+void write_file(const std::string& path, Writer writer) {
+  std::ofstream out(path);
+  if (!out) throw error("cannot open '" + path + "' for writing");
+  writer(out);
+  out.flush();
+  if (!out) throw error("could not write '" + path + "'");
+}
+
+// NaN (no value from ncu) becomes an empty CSV field or a JSON null.
+std::string counter_field(double value, int decimals) { return std::isnan(value) ? "" : fixed(value, decimals); }
+nlohmann::json counter_json(double value) { return std::isnan(value) ? nlohmann::json(nullptr) : nlohmann::json(value); }
+
+}  // namespace
+
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> columns = {
+      "impl",          "dtype",  "n",        "bytes",      "time_us", "time_min_us", "time_max_us",
+      "gbps",          "ceiling_gbps", "device", "pct_of_ceiling", "family", "finisher", "launches",
+      "block_size",    "trials", "batch",    "buffers",    "status",  "note",
+  };
+  return columns;
+}
+
+std::string csv_escape(const std::string& field) {
+  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
+  std::string quoted = "\"";
+  for (char c : field) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+void write_csv(std::ostream& out, const std::vector<measurement>& rows) {
+  const auto& columns = csv_columns();
+  for (std::size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
+  out << '\n';
+  for (const measurement& m : rows) {
+    const std::vector<std::string> fields = csv_fields(m);
+    for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << csv_escape(fields[i]);
+    out << '\n';
+  }
+}
+
+void write_json(std::ostream& out, const run_record& run) {
+  using nlohmann::json;
+  const device_description& d = run.device;
+  json doc;
+  doc["device"] = {
+      {"ordinal", d.ordinal},
+      {"name", d.name},
+      {"sm_count", d.sm_count},
+      {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+      {"l2_bytes", d.l2_bytes},
+      {"memory_bytes", d.memory_bytes},
+      {"driver_version", d.driver_version},
+      {"cuda_driver_version", format_cuda_version(d.cuda_driver_version)},
+      {"cuda_runtime_version", format_cuda_version(d.cuda_runtime_version)},
+  };
+  doc["method"] = {
+      {"timer", "cudaEvent"},
+      {"trials", run.method.trials},
+      {"statistic", "median, with min and max"},
+      {"warmup_calls", run.method.warmup_calls},
+      {"min_batch_us", run.method.min_batch_us},
+      {"rotation_factor_of_l2", run.method.rotation_factor},
+      {"block_size", run.method.block_size},
+      {"regime", "back to back: each trial times a batch of calls between two events and divides"},
+  };
+  json rows = json::array();
+  for (const measurement& m : run.measurements) {
+    const json no_value = nullptr;
+    json row = {
+        {"impl", m.impl},
+        {"family", m.family},
+        {"dtype", m.dtype},
+        {"n", m.n},
+        {"bytes", m.bytes},
+        {"time_us", m.ok ? json(m.time_us) : no_value},
+        {"time_min_us", m.ok ? json(m.time_min_us) : no_value},
+        {"time_max_us", m.ok ? json(m.time_max_us) : no_value},
+        {"gbps", m.has_bandwidth() ? json(m.gbps) : no_value},
+        {"ceiling_gbps", m.ceiling_gbps > 0 ? json(m.ceiling_gbps) : no_value},
+        {"pct_of_ceiling", m.has_bandwidth() && m.ceiling_gbps > 0 ? json(m.percent_of_ceiling()) : no_value},
+        {"device", m.device},
+        {"finisher", m.finisher.empty() ? no_value : json(m.finisher)},
+        {"launches", m.launches ? json(*m.launches) : no_value},
+        {"block_size", m.block_size > 0 ? json(m.block_size) : no_value},
+        {"trials", m.trials},
+        {"batch", m.batch},
+        {"buffers", m.buffers},
+        {"status", m.ok ? "ok" : "FAILED"},
+    };
+    if (!m.ok) row["error"] = m.error;
+    if (!m.note.empty()) row["note"] = m.note;
+    rows.push_back(std::move(row));
+  }
+  doc["measurements"] = std::move(rows);
+  if (!run.counters.empty()) {
+    json counters = json::array();
+    for (const step_counters& c : run.counters)
+      counters.push_back({
+          {"step", c.step_name},
+          {"kernel", c.kernel},
+          {"bank_conflicts_ld", counter_json(c.bank_conflicts_ld)},
+          {"bank_conflicts_st", counter_json(c.bank_conflicts_st)},
+          {"branch_uniformity_pct", counter_json(c.branch_uniformity_pct)},
+          {"achieved_occupancy_pct", counter_json(c.achieved_occupancy_pct)},
+          {"dram_bytes_read", counter_json(c.dram_bytes_read)},
+      });
+    doc["counters"] = {{"dtype", run.counters_dtype}, {"n", run.counters_n}, {"steps", std::move(counters)}};
+  }
+  out << doc.dump(2) << '\n';
+}
+
+void write_counters_csv(std::ostream& out, const std::vector<step_counters>& rows) {
+  out << "step,kernel,bank_conflicts_ld,bank_conflicts_st,branch_uniformity_pct,achieved_occupancy_pct,dram_bytes_read\n";
+  for (const step_counters& c : rows) {
+    out << csv_escape(c.step_name) << ',' << csv_escape(c.kernel) << ',' << counter_field(c.bank_conflicts_ld, 0) << ','
+        << counter_field(c.bank_conflicts_st, 0) << ',' << counter_field(c.branch_uniformity_pct, 2) << ','
+        << counter_field(c.achieved_occupancy_pct, 2) << ',' << counter_field(c.dram_bytes_read, 0) << '\n';
+  }
+}
+
+void write_csv_file(const std::string& path, const std::vector<measurement>& rows) {
+  write_file(path, [&](std::ostream& out) { write_csv(out, rows); });
+}
+void write_json_file(const std::string& path, const run_record& run) {
+  write_file(path, [&](std::ostream& out) { write_json(out, run); });
+}
+void write_counters_csv_file(const std::string& path, const std::vector<step_counters>& rows) {
+  write_file(path, [&](std::ostream& out) { write_counters_csv(out, rows); });
+}
+
+}  // namespace warpfold::bench

@@ -1,0 +1,34 @@
+// The list of everything the bench can time. Order matters: it is the order of the tables.
+#include "bench/implementation.hpp"
+
+#include <algorithm>
+
+namespace warpfold::bench {
+
+bool impl_entry::supports(dtype t) const { return std::find(dtypes.begin(), dtypes.end(), t) != dtypes.end(); }
+
+std::vector<impl_entry> make_registry(const registry_options& options) {
+  std::vector<impl_entry> entries;
+  for (ladder::finisher f : options.finishers) {
+    for (const ladder::step_info& s : ladder::steps) {
+      if (!ladder::supports_block_size(s.id, options.block_size)) continue;
+      const ladder::step step = s.id;
+      const int block_size = options.block_size;
+      entries.push_back({std::string(s.name), "ladder", std::string(ladder::info(f).name), std::string(s.summary),
+                         {dtype::i32, dtype::f32, dtype::f64},
+                         [step, f, block_size](dtype t) { return make_ladder(step, f, block_size, t); }});
+    }
+  }
+  entries.push_back({"cub", "baseline", "",
+                     "cub::DeviceReduce::Sum, temp storage allocated once outside the timed region (f16/bf16: "
+                     "DeviceReduce::Reduce with a float accumulator)",
+                     {dtype::i32, dtype::f32, dtype::f64, dtype::f16, dtype::bf16}, make_cub});
+  entries.push_back({"thrust", "baseline", "",
+                     "thrust::reduce(thrust::cuda::par.on(stream), ...): returns to the host, allocates its temp "
+                     "storage every call (f16/bf16: float init and plus<float>)",
+                     {dtype::i32, dtype::f32, dtype::f64, dtype::f16, dtype::bf16}, make_thrust});
+  add_production_entries(entries);
+  return entries;
+}
+
+}  // namespace warpfold::bench

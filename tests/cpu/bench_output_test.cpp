@@ -1,0 +1,215 @@
+// CSV and JSON output: the columns the issue asks for, in order, and a FAILED row that never
+// carries a time. Everything written is parsed back.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "bench/ncu.hpp"
+#include "bench/output.hpp"
+#include "warpfold/error.hpp"
+
+namespace wb = warpfold::bench;
+
+namespace {
+
+wb::measurement ok_row() {
+  wb::measurement m;
+  m.impl = "9-vector-loads";
+  m.family = "ladder";
+  m.dtype = "i32";
+  m.finisher = "last-block";
+  m.n = std::int64_t(1) << 27;
+  m.bytes = std::int64_t(1) << 29;
+  m.time_us = 180.5;
+  m.time_min_us = 179.25;
+  m.time_max_us = 183.0;
+  m.gbps = 2974.4;
+  m.ceiling_gbps = 3100.0;
+  m.launches = 1;
+  m.block_size = 256;
+  m.trials = 9;
+  m.batch = 6;
+  m.buffers = 2;
+  m.device = "NVIDIA H100 80GB HBM3";
+  return m;
+}
+
+wb::measurement failed_row() {
+  wb::measurement m = ok_row();
+  m.impl = "cub";
+  m.family = "baseline";
+  m.finisher = "";
+  m.ok = false;
+  m.error = "wrong answer on buffer 1: expected 5, got 6";
+  m.time_us = 12.0;  // must not leak into the output
+  m.gbps = 99.0;
+  m.launches.reset();
+  return m;
+}
+
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) rows.push_back(wb::split_csv_line(line));
+  return rows;
+}
+
+std::size_t column(const std::vector<std::string>& header, const std::string& name) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return i;
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+}  // namespace
+
+TEST(Csv, StartsWithTheColumnsTheIssueAsksFor) {
+  const std::vector<std::string> wanted = {"impl", "dtype", "n", "bytes", "time_us", "time_min_us",
+                                           "time_max_us", "gbps", "ceiling_gbps", "device"};
+  const auto& columns = wb::csv_columns();
+  ASSERT_GE(columns.size(), wanted.size());
+  for (std::size_t i = 0; i < wanted.size(); ++i) EXPECT_EQ(columns[i], wanted[i]);
+}
+
+TEST(Csv, RowsParseBackWithTheirValues) {
+  std::ostringstream out;
+  wb::write_csv(out, {ok_row(), failed_row()});
+  const auto rows = parse_csv(out.str());
+  ASSERT_EQ(rows.size(), 3u);
+  const auto& header = rows[0];
+  EXPECT_EQ(header, wb::csv_columns());
+  for (const auto& row : rows) EXPECT_EQ(row.size(), header.size());
+
+  const auto& ok = rows[1];
+  EXPECT_EQ(ok[column(header, "impl")], "9-vector-loads");
+  EXPECT_EQ(ok[column(header, "dtype")], "i32");
+  EXPECT_EQ(ok[column(header, "n")], "134217728");
+  EXPECT_EQ(ok[column(header, "bytes")], "536870912");
+  EXPECT_DOUBLE_EQ(std::stod(ok[column(header, "time_us")]), 180.5);
+  EXPECT_DOUBLE_EQ(std::stod(ok[column(header, "time_min_us")]), 179.25);
+  EXPECT_DOUBLE_EQ(std::stod(ok[column(header, "time_max_us")]), 183.0);
+  EXPECT_DOUBLE_EQ(std::stod(ok[column(header, "gbps")]), 2974.4);
+  EXPECT_DOUBLE_EQ(std::stod(ok[column(header, "ceiling_gbps")]), 3100.0);
+  EXPECT_NEAR(std::stod(ok[column(header, "pct_of_ceiling")]), 95.95, 0.01);
+  EXPECT_EQ(ok[column(header, "device")], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(ok[column(header, "finisher")], "last-block");
+  EXPECT_EQ(ok[column(header, "launches")], "1");
+  EXPECT_EQ(ok[column(header, "status")], "ok");
+}
+
+TEST(Csv, AFailedRowHasNoTimeAndSaysFailed) {
+  std::ostringstream out;
+  wb::write_csv(out, {failed_row()});
+  const auto rows = parse_csv(out.str());
+  ASSERT_EQ(rows.size(), 2u);
+  const auto& header = rows[0];
+  const auto& row = rows[1];
+  for (const char* empty : {"time_us", "time_min_us", "time_max_us", "gbps", "pct_of_ceiling", "launches"})
+    EXPECT_EQ(row[column(header, empty)], "") << empty;
+  EXPECT_EQ(row[column(header, "status")], "FAILED");
+  EXPECT_EQ(row[column(header, "note")], "wrong answer on buffer 1: expected 5, got 6");
+}
+
+TEST(Csv, EscapesCommasAndQuotes) {
+  EXPECT_EQ(wb::csv_escape("plain"), "plain");
+  EXPECT_EQ(wb::csv_escape("a,b"), "\"a,b\"");
+  EXPECT_EQ(wb::csv_escape("say \"hi\""), "\"say \"\"hi\"\"\"");
+  wb::measurement m = ok_row();
+  m.device = "GPU, with \"quotes\"";
+  std::ostringstream out;
+  wb::write_csv(out, {m});
+  const auto rows = parse_csv(out.str());
+  EXPECT_EQ(rows[1][column(rows[0], "device")], "GPU, with \"quotes\"");
+}
+
+TEST(Json, ParsesBackWithOneObjectPerMeasurement) {
+  wb::run_record run;
+  run.device.name = "NVIDIA H100 80GB HBM3";
+  run.device.sm_count = 132;
+  run.device.l2_bytes = 50 << 20;
+  run.device.cuda_runtime_version = 13000;
+  run.device.driver_version = "580.65.06";
+  run.method.trials = 9;
+  run.measurements = {ok_row(), failed_row()};
+  std::ostringstream out;
+  wb::write_json(out, run);
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+
+  EXPECT_EQ(doc["device"]["name"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(doc["device"]["sm_count"], 132);
+  EXPECT_EQ(doc["device"]["cuda_runtime_version"], "13.0");
+  EXPECT_EQ(doc["method"]["trials"], 9);
+  ASSERT_EQ(doc["measurements"].size(), 2u);
+  const auto& ok = doc["measurements"][0];
+  EXPECT_EQ(ok["impl"], "9-vector-loads");
+  EXPECT_EQ(ok["n"], std::int64_t(1) << 27);
+  EXPECT_DOUBLE_EQ(ok["time_us"].get<double>(), 180.5);
+  EXPECT_DOUBLE_EQ(ok["gbps"].get<double>(), 2974.4);
+  EXPECT_EQ(ok["status"], "ok");
+  EXPECT_FALSE(ok.contains("error"));
+  const auto& failed = doc["measurements"][1];
+  EXPECT_TRUE(failed["time_us"].is_null());
+  EXPECT_TRUE(failed["gbps"].is_null());
+  EXPECT_TRUE(failed["launches"].is_null());
+  EXPECT_EQ(failed["status"], "FAILED");
+  EXPECT_EQ(failed["error"], "wrong answer on buffer 1: expected 5, got 6");
+  EXPECT_FALSE(doc.contains("counters"));
+}
+
+TEST(Json, CarriesCountersWithNullForMissingValues) {
+  wb::run_record run;
+  wb::step_counters c;
+  c.step = 2;
+  c.step_name = "2-strided-index";
+  c.kernel = "step2_interleaved_bank_conflicts";
+  c.bank_conflicts_ld = 123456;
+  c.bank_conflicts_st = 654321;
+  c.branch_uniformity_pct = 100;
+  c.achieved_occupancy_pct = NAN;
+  c.dram_bytes_read = 536870912;
+  run.counters = {c};
+  run.counters_dtype = "i32";
+  run.counters_n = 1 << 27;
+  std::ostringstream out;
+  wb::write_json(out, run);
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+  ASSERT_EQ(doc["counters"]["steps"].size(), 1u);
+  const auto& s = doc["counters"]["steps"][0];
+  EXPECT_EQ(s["step"], "2-strided-index");
+  EXPECT_EQ(s["bank_conflicts_ld"], 123456.0);
+  EXPECT_TRUE(s["achieved_occupancy_pct"].is_null());
+  EXPECT_EQ(doc["counters"]["n"], 1 << 27);
+}
+
+TEST(CountersCsv, HeaderAndValues) {
+  wb::step_counters c;
+  c.step_name = "1-interleaved";
+  c.kernel = "step1_interleaved_divergent";
+  c.bank_conflicts_ld = 0;
+  c.bank_conflicts_st = 0;
+  c.branch_uniformity_pct = 87.5;
+  c.achieved_occupancy_pct = 91.25;
+  c.dram_bytes_read = NAN;
+  std::ostringstream out;
+  wb::write_counters_csv(out, {c});
+  const auto rows = parse_csv(out.str());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"step", "kernel", "bank_conflicts_ld", "bank_conflicts_st",
+                                               "branch_uniformity_pct", "achieved_occupancy_pct", "dram_bytes_read"}));
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"1-interleaved", "step1_interleaved_divergent", "0", "0", "87.50",
+                                               "91.25", ""}));
+}
+
+TEST(Files, UnwritablePathThrows) {
+  EXPECT_THROW(wb::write_csv_file("/nonexistent-dir/x.csv", {ok_row()}), warpfold::error);
+  const std::string path = ::testing::TempDir() + "/warpfold_output_test.csv";
+  wb::write_csv_file(path, {ok_row()});
+  std::ifstream in(path);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("impl,dtype,n,bytes,", 0), 0u);
+}

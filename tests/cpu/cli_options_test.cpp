@@ -1,0 +1,191 @@
+// The command line: defaults, every option's accepted forms, the errors, and --help.
+#include <gtest/gtest.h>
+
+#include "ncu_command.hpp"
+#include "options.hpp"
+
+namespace wc = warpfold::cli;
+namespace wb = warpfold::bench;
+using warpfold::ladder::finisher;
+
+namespace {
+wc::bench_options bench(std::vector<std::string> args) {
+  args.insert(args.begin(), "bench");
+  const wc::command cmd = wc::parse_command_line(args);
+  EXPECT_EQ(cmd.kind, wc::command_kind::bench);
+  return cmd.bench;
+}
+}  // namespace
+
+TEST(Options, DefaultRun) {
+  const wc::bench_options o = bench({});
+  EXPECT_FALSE(o.sweep);
+  EXPECT_TRUE(o.impls.empty());
+  EXPECT_EQ(o.dtypes, (std::vector<wb::dtype>{wb::dtype::i32}));
+  EXPECT_EQ(o.finishers, (std::vector<finisher>{finisher::last_block}));
+  EXPECT_EQ(o.sizes, (std::vector<std::int64_t>{std::int64_t(1) << 27}));
+  EXPECT_FALSE(o.sizes_given);
+  EXPECT_EQ(o.trials, 9);
+  EXPECT_EQ(o.block_size, 256);
+  EXPECT_EQ(o.device, 0);
+  EXPECT_FALSE(o.counters);
+  EXPECT_FALSE(o.quiet);
+  EXPECT_TRUE(o.csv_path.empty());
+  EXPECT_TRUE(o.json_path.empty());
+}
+
+TEST(Options, SweepDefaults) {
+  const wc::bench_options o = bench({"--sweep"});
+  EXPECT_TRUE(o.sweep);
+  EXPECT_EQ(o.dtypes, (std::vector<wb::dtype>{wb::dtype::i32, wb::dtype::f32, wb::dtype::f64}));
+  ASSERT_EQ(o.sizes.size(), 11u);
+  EXPECT_EQ(o.sizes.front(), 1 << 10);
+  EXPECT_EQ(o.sizes.back(), std::int64_t(1) << 30);
+  // Explicit types and sizes win over the sweep's defaults.
+  const wc::bench_options narrowed = bench({"--sweep", "--dtype", "f16", "--n", "2^12,2^14"});
+  EXPECT_EQ(narrowed.dtypes, (std::vector<wb::dtype>{wb::dtype::f16}));
+  EXPECT_EQ(narrowed.sizes, (std::vector<std::int64_t>{1 << 12, 1 << 14}));
+  EXPECT_TRUE(narrowed.sizes_given);
+}
+
+TEST(Options, ListsAsCommasOrRepeats) {
+  const wc::bench_options o = bench({"--impl", "3,cub", "--impl", "thrust", "--dtype", "f32,double,i32,float",
+                                     "--finisher", "host,atomic", "--finisher", "host"});
+  EXPECT_EQ(o.impls, (std::vector<std::string>{"3", "cub", "thrust"}));
+  EXPECT_EQ(o.dtypes, (std::vector<wb::dtype>{wb::dtype::f32, wb::dtype::f64, wb::dtype::i32}));
+  EXPECT_EQ(o.finishers, (std::vector<finisher>{finisher::host, finisher::atomic}));
+}
+
+TEST(Options, AllFinishers) {
+  const wc::bench_options o = bench({"--finisher", "all"});
+  EXPECT_EQ(o.finishers.size(), 5u);
+}
+
+TEST(Options, SizesInEveryForm) {
+  const wc::bench_options o = bench({"--n", "2^26,1e8", "--n", "67108864,64Mi,1000"});
+  EXPECT_EQ(o.sizes, (std::vector<std::int64_t>{std::int64_t(1) << 26, 100000000, 1000}));
+  EXPECT_TRUE(o.sizes_given);
+}
+
+TEST(Options, EverythingElse) {
+  const wc::bench_options o =
+      bench({"--trials", "15", "--batch-ms", "2.5", "--block-size", "512", "--device", "1", "--csv", "out.csv",
+             "--json", "out.json", "--counters-csv", "c.csv", "--quiet"});
+  EXPECT_EQ(o.trials, 15);
+  EXPECT_DOUBLE_EQ(o.batch_ms, 2.5);
+  EXPECT_EQ(o.block_size, 512);
+  EXPECT_EQ(o.device, 1);
+  EXPECT_EQ(o.csv_path, "out.csv");
+  EXPECT_EQ(o.json_path, "out.json");
+  EXPECT_EQ(o.counters_csv_path, "c.csv");
+  EXPECT_TRUE(o.counters);  // --counters-csv implies --counters
+  EXPECT_TRUE(o.quiet);
+  EXPECT_TRUE(bench({"--counters"}).counters);
+}
+
+TEST(Options, BadCommandLinesThrowUsageErrors) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"bench", "--trials", "3"},          // below the method's minimum of 7
+      {"bench", "--trials", "x"},
+      {"bench", "--dtype", "i8"},
+      {"bench", "--finisher", "fast"},
+      {"bench", "--n", "0"},
+      {"bench", "--n", "2^40"},
+      {"bench", "--n", "lots"},
+      {"bench", "--block-size", "100"},    // not a power of two
+      {"bench", "--block-size", "2048"},
+      {"bench", "--device", "-1"},
+      {"bench", "--batch-ms", "0"},
+      {"bench", "--no-such-option"},
+      {"bench", "--csv"},                  // missing file name
+      {"frobnicate"},
+      {"list", "--sweep"},
+  };
+  for (const auto& args : bad) {
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    EXPECT_THROW(wc::parse_command_line(args), wc::usage_error) << joined;
+  }
+}
+
+TEST(Options, UsageErrorsSayWhatIsWrong) {
+  try {
+    wc::parse_command_line(std::vector<std::string>{"bench", "--dtype", "i8"});
+    FAIL();
+  } catch (const wc::usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'i8'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Options, ListCommand) {
+  EXPECT_EQ(wc::parse_command_line(std::vector<std::string>{"list"}).kind, wc::command_kind::list);
+}
+
+TEST(Options, HelpExplainsEveryBenchOption) {
+  const wc::command cmd = wc::parse_command_line(std::vector<std::string>{"bench", "--help"});
+  ASSERT_EQ(cmd.kind, wc::command_kind::help);
+  EXPECT_EQ(cmd.exit_code, 0);
+  for (const char* option : {"--sweep", "--impl", "--dtype", "--finisher", "--n", "--trials", "--batch-ms",
+                             "--block-size", "--device", "--counters", "--csv", "--json", "--counters-csv", "--quiet"})
+    EXPECT_NE(cmd.help_text.find(option), std::string::npos) << option;
+  EXPECT_NE(cmd.help_text.find("median"), std::string::npos);
+  EXPECT_EQ(cmd.help_text.find("ncu-target"), std::string::npos);
+}
+
+TEST(Options, TopLevelHelpAndNoCommand) {
+  const wc::command help = wc::parse_command_line(std::vector<std::string>{"--help"});
+  EXPECT_EQ(help.kind, wc::command_kind::help);
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.help_text.find("bench"), std::string::npos);
+  EXPECT_NE(help.help_text.find("list"), std::string::npos);
+  EXPECT_EQ(help.help_text.find("ncu-target"), std::string::npos);  // hidden
+
+  const wc::command none = wc::parse_command_line(std::vector<std::string>{});
+  EXPECT_EQ(none.kind, wc::command_kind::help);
+  EXPECT_EQ(none.exit_code, 2);
+}
+
+TEST(Options, HiddenNcuTargetTakesTheBenchOptions) {
+  const wc::command cmd = wc::parse_command_line(
+      std::vector<std::string>{"ncu-target", "--n", "1024", "--dtype", "f32", "--finisher", "second-kernel"});
+  EXPECT_EQ(cmd.kind, wc::command_kind::ncu_target);
+  EXPECT_EQ(cmd.bench.sizes, (std::vector<std::int64_t>{1024}));
+  EXPECT_EQ(cmd.bench.finishers, (std::vector<finisher>{finisher::second_kernel}));
+}
+
+TEST(Counters, TargetIsTheFirstLadderTypeAndSize) {
+  const auto t = wc::counters_target(bench({"--dtype", "f16,f64,i32", "--n", "2^20,2^22", "--finisher", "atomic,host"}));
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->type, wb::dtype::f64);
+  EXPECT_EQ(t->n, 1 << 20);
+  EXPECT_EQ(t->finisher, finisher::atomic);
+  EXPECT_EQ(wc::counters_target(bench({"--sweep"}))->n, std::int64_t(1) << 27);
+  EXPECT_FALSE(wc::counters_target(bench({"--dtype", "f16,bf16"})));
+}
+
+TEST(Counters, NcuCommandLine) {
+  const wc::bench_options o = bench({"--impl", "1,2", "--block-size", "128", "--device", "1"});
+  const auto words = wc::ncu_command("/usr/bin/ncu", "/x/warpfold", o, *wc::counters_target(o));
+  const std::vector<std::string> want = {
+      "/usr/bin/ncu", "--clock-control", "none", "--csv", "--print-units", "base", "--metrics",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,"
+      "smsp__sass_average_branch_targets_threads_uniform.pct,sm__warps_active.avg.pct_of_peak_sustained_active,"
+      "dram__bytes_read.sum",
+      "/x/warpfold", "ncu-target", "--n", "134217728", "--dtype", "i32", "--finisher", "last-block", "--block-size",
+      "128", "--device", "1", "--impl", "1", "--impl", "2"};
+  EXPECT_EQ(words, want);
+  // The words it makes must parse as the hidden command.
+  std::vector<std::string> args(words.begin() + 9, words.end());
+  EXPECT_EQ(wc::parse_command_line(args).kind, wc::command_kind::ncu_target);
+}
+
+TEST(Counters, ShellQuoting) {
+  EXPECT_EQ(wc::shell_quote("plain"), "'plain'");
+  EXPECT_EQ(wc::shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(wc::shell_quote("a b;c"), "'a b;c'");
+}
+
+TEST(Counters, FindOnPath) {
+  EXPECT_TRUE(wc::find_on_path("sh"));
+  EXPECT_FALSE(wc::find_on_path("warpfold-no-such-program-xyz"));
+}

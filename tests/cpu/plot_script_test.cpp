@@ -1,0 +1,86 @@
+// scripts/plot on CSVs written by the bench's own CSV writer: a ladder run (one size) gives a
+// bar chart, a sweep (several sizes) one line chart per type. Skipped where no python3 with
+// matplotlib is found.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "bench/output.hpp"
+#include "bench/statistics.hpp"
+
+namespace wb = warpfold::bench;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string python_with_matplotlib() {
+  for (const char* python : {"python3", "/usr/bin/python3"}) {
+    const std::string probe = std::string(python) + " -c 'import matplotlib' >/dev/null 2>&1";
+    if (std::system(probe.c_str()) == 0) return python;
+  }
+  return "";
+}
+
+std::vector<wb::measurement> rows(const std::vector<std::int64_t>& sizes) {
+  std::vector<wb::measurement> out;
+  wb::measurement ceiling;
+  ceiling.impl = "read_ceiling";
+  ceiling.family = "ceiling";
+  ceiling.bytes = std::int64_t(2) << 30;
+  ceiling.time_us = 700;
+  ceiling.gbps = wb::gbps(double(ceiling.bytes), ceiling.time_us);
+  ceiling.ceiling_gbps = ceiling.gbps;
+  out.push_back(ceiling);
+  for (const char* dtype : {"i32", "f64"})
+    for (std::int64_t n : sizes)
+      for (const char* impl : {"0-global", "1-interleaved", "9-vector-loads", "cub", "thrust"}) {
+        wb::measurement m;
+        m.impl = impl;
+        m.family = impl[0] >= '0' && impl[0] <= '9' ? "ladder" : "baseline";
+        m.finisher = m.family == "ladder" ? "last-block" : "";
+        m.dtype = dtype;
+        m.n = n;
+        m.bytes = n * (dtype[0] == 'f' ? 8 : 4);
+        m.time_us = 5 + m.bytes / 2e6 * (m.impl == "0-global" ? 10 : 1);
+        m.gbps = wb::gbps(double(m.bytes), m.time_us);
+        m.ceiling_gbps = ceiling.gbps;
+        m.ok = m.impl != "thrust" || n != sizes.back();  // one FAILED row, drawn in red
+        if (!m.ok) m.error = "wrong answer";
+        out.push_back(m);
+      }
+  return out;
+}
+
+int run_plot(const std::string& python, const fs::path& csv, const fs::path& out) {
+  const std::string command = python + " '" + std::string(WARPFOLD_SOURCE_DIR) + "/scripts/plot' '" + csv.string() +
+                              "' --out '" + out.string() + "' >/dev/null 2>&1";
+  return std::system(command.c_str());
+}
+
+}  // namespace
+
+TEST(PlotScript, LadderCsvGivesABarChartAndSweepCsvLineCharts) {
+  const std::string python = python_with_matplotlib();
+  if (python.empty()) GTEST_SKIP() << "no python3 with matplotlib";
+  const fs::path dir = fs::path(::testing::TempDir()) / "warpfold_plot_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+
+  wb::write_csv_file((dir / "ladder.csv").string(), rows({std::int64_t(1) << 27}));
+  ASSERT_EQ(run_plot(python, dir / "ladder.csv", dir / "ladder"), 0);
+  EXPECT_TRUE(fs::exists(dir / "ladder" / "ladder_i32_n134217728.png"));
+  EXPECT_TRUE(fs::exists(dir / "ladder" / "ladder_f64_n134217728.png"));
+
+  wb::write_csv_file((dir / "sweep.csv").string(), rows({1 << 10, 1 << 20, 1 << 26}));
+  ASSERT_EQ(run_plot(python, dir / "sweep.csv", dir / "sweep"), 0);
+  EXPECT_TRUE(fs::exists(dir / "sweep" / "sweep_i32.png"));
+  EXPECT_TRUE(fs::exists(dir / "sweep" / "sweep_f64.png"));
+  EXPECT_GT(fs::file_size(dir / "sweep" / "sweep_i32.png"), 10000u);
+
+  // Not a bench CSV: refused with a non-zero exit.
+  wb::write_counters_csv_file((dir / "counters.csv").string(), {});
+  EXPECT_NE(run_plot(python, dir / "counters.csv", dir / "bad"), 0);
+  fs::remove_all(dir);
+}
