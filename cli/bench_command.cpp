@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "bench/device.hpp"
@@ -57,6 +58,15 @@ class progress {
     if (enabled_ && tty_) std::cerr << "\r\033[K" << current_ << " ..." << std::flush;
   }
   void skip(int count) { done_ += count; }
+  // While the next `count` measurements run together (their trials interleaved), what they
+  // are at: on a terminal only, rewritten in place. Their results come after, through
+  // begin/end, one line per measurement.
+  void status(int count, const std::string& what) {
+    if (!enabled_ || !tty_) return;
+    std::cerr << "\r\033[K[" << done_ + 1 << (count > 1 ? "-" + std::to_string(done_ + count) : "") << "/" << total_
+              << "] " << what << " ..." << std::flush;
+    dirty_ = true;
+  }
   void end(const std::string& result) {
     if (!enabled_) return;
     if (tty_) {
@@ -161,6 +171,8 @@ void print_method(std::ostream& out, const bench::timing_options& t, const bench
       << " trials (min and max shown).\n"
       << "          Back to back: each trial times a batch of calls lasting >= "
       << bench::format_time_us(t.min_batch_us / 1000.0) << " ms and divides by the calls (column 'batch').\n"
+      << "          Trials interleaved across implementations: at each type and size, trial 1 of every\n"
+      << "          implementation, then trial 2 of every one, and so on.\n"
       << "          Inputs of varied values, rotated over buffers totalling >= " << bench::input_pool::rotation_factor
       << "x L2 (" << bench::format_bytes(double(d.l2_bytes)) << "): every call reads cold data.\n"
       << "          Every timed result is checked against a host reference; a wrong answer shows as FAILED.\n";
@@ -174,6 +186,17 @@ std::string describe_size(bench::dtype t, std::int64_t n) {
 
 std::string counter_bytes(double value) { return std::isnan(value) ? "-" : bench::format_bytes(value); }
 
+// The counters' columns, shared by the counters table and the size table that carries them.
+const std::vector<std::string> counter_headers = {"bank confl. ld", "bank confl. st", "branch unif. %", "threads/inst",
+                                                  "occupancy %", "DRAM read"};
+
+std::vector<std::string> counter_cells(const bench::step_counters& c) {
+  return {bench::format_count(c.bank_conflicts_ld), bench::format_count(c.bank_conflicts_st),
+          bench::format_counter_percent(c.branch_uniformity_pct),
+          bench::format_counter_percent(c.active_threads_per_inst),  // one decimal, like the percentages
+          bench::format_counter_percent(c.achieved_occupancy_pct), counter_bytes(c.dram_bytes_read)};
+}
+
 const bench::step_counters* find_counters(const std::optional<counters_run>& counters, const std::string& step) {
   if (!counters) return nullptr;
   for (const bench::step_counters& c : counters->steps)
@@ -185,19 +208,20 @@ void print_counters_legend(std::ostream& out, const counters_run& c) {
   out << "counters  ncu --clock-control none, one call of each step at " << describe_size(c.type, c.n) << ", finisher "
       << ladder::info(c.finisher).name << ".\n"
       << "          Bank conflicts (shared-memory loads/stores) and DRAM bytes read: summed over the step's kernels.\n"
-      << "          Branch uniformity (100% = no divergent branch) and achieved occupancy: its main kernel's.\n";
+      << "          Branch uniformity (100% = no divergent branch), threads per instruction (average active threads\n"
+      << "          per executed warp instruction, 32 = every lane busy) and achieved occupancy: its main kernel's.\n";
 }
 
 void print_counters_table(std::ostream& out, const counters_run& c) {
   bench::text_table table;
   table.add_column("step", bench::align::left);
   table.add_column("kernel", bench::align::left);
-  for (const char* h : {"bank confl. ld", "bank confl. st", "branch unif. %", "occupancy %", "DRAM read"})
-    table.add_column(h);
-  for (const bench::step_counters& s : c.steps)
-    table.add_row({s.step_name, s.kernel, bench::format_count(s.bank_conflicts_ld), bench::format_count(s.bank_conflicts_st),
-                   bench::format_counter_percent(s.branch_uniformity_pct),
-                   bench::format_counter_percent(s.achieved_occupancy_pct), counter_bytes(s.dram_bytes_read)});
+  for (const std::string& h : counter_headers) table.add_column(h);
+  for (const bench::step_counters& s : c.steps) {
+    std::vector<std::string> cells = {s.step_name, s.kernel};
+    for (std::string& cell : counter_cells(s)) cells.push_back(std::move(cell));
+    table.add_row(std::move(cells));
+  }
   out << "\n";
   print_counters_legend(out, c);
   out << table.render();
@@ -238,8 +262,7 @@ bool print_size_table(std::ostream& out, const std::vector<measurement>& rows, b
   for (const char* h : {"time µs", "min–max µs", "GB/s", "% of read", "step x", "cumul. x", "launches", "batch"})
     table.add_column(h);
   if (with_counters)
-    for (const char* h : {"bank confl. ld", "bank confl. st", "branch unif. %", "occupancy %", "DRAM read"})
-      table.add_column(h);
+    for (const std::string& h : counter_headers) table.add_column(h);
 
   std::vector<std::string> failures;
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -260,13 +283,9 @@ bool print_size_table(std::ostream& out, const std::vector<measurement>& rows, b
     if (with_counters) {
       const bench::step_counters* c =
           m.family == "ladder" && m.finisher == counters_finisher ? find_counters(counters, m.impl) : nullptr;
-      if (c)
-        cells.insert(cells.end(), {bench::format_count(c->bank_conflicts_ld), bench::format_count(c->bank_conflicts_st),
-                                   bench::format_counter_percent(c->branch_uniformity_pct),
-                                   bench::format_counter_percent(c->achieved_occupancy_pct),
-                                   counter_bytes(c->dram_bytes_read)});
-      else
-        cells.insert(cells.end(), {"-", "-", "-", "-", "-"});
+      const std::vector<std::string> counter_values =
+          c ? counter_cells(*c) : std::vector<std::string>(counter_headers.size(), "-");
+      cells.insert(cells.end(), counter_values.begin(), counter_values.end());
     }
     table.add_row(std::move(cells));
   }
@@ -319,53 +338,125 @@ void print_sweep_table(std::ostream& out, const std::vector<measurement>& rows, 
   for (const std::string& f : failures) out << "FAILED " << f << "\n";
 }
 
-measurement measure_one(const bench::impl_entry& entry, bench::dtype t, bench::input_pool& pool,
-                        const bench::timing_options& timing, cudaStream_t stream, const bench_options& o,
-                        const std::string& device_name, double ceiling_gbps) {
-  measurement m;
-  m.impl = entry.name;
-  m.family = entry.family;
-  m.dtype = std::string(bench::name(t));
-  m.finisher = entry.finisher;
-  m.n = pool.n();
-  m.bytes = pool.buffer_bytes();
-  m.ceiling_gbps = ceiling_gbps;
-  m.block_size = entry.family == "ladder" ? o.block_size : 0;
-  m.trials = timing.trials;
-  m.buffers = pool.buffers();
-  m.device = device_name;
-  try {
-    std::unique_ptr<bench::implementation> impl = entry.make(t);
-    const bench::timed_result r = bench::time_implementation(*impl, pool, timing, stream);
-    m.launches = r.launches;
-    m.batch = r.batch;
-    if (!r.ok) {
-      m.ok = false;
-      m.error = r.error;
-      return m;
-    }
-    m.time_us = r.per_call_us.median;
-    m.time_min_us = r.per_call_us.min;
-    m.time_max_us = r.per_call_us.max;
-    m.gbps = bench::gbps(double(m.bytes), m.time_us);
-  } catch (const std::exception& failure) {
-    m.ok = false;
-    m.error = failure.what();
-    // An error that breaks the CUDA context (an illegal address, say) makes every later
-    // number meaningless: stop here rather than print them.
-    (void)cudaGetLastError();
-    const cudaError_t sticky = cudaDeviceSynchronize();
-    if (sticky != cudaSuccess)
-      throw cuda_error(sticky, entry.name + " broke the CUDA context (" + failure.what() + "); stopping");
-  }
-  return m;
+// "3-sequential", or "3-sequential (host)" when several finishers are measured.
+std::string impl_label(const bench::impl_entry& e, const bench_options& o) {
+  return e.name + (o.finishers.size() > 1 && !e.finisher.empty() ? " (" + e.finisher + ")" : "");
 }
 
-// Device memory one (type, size) group needs: the rotating pool, step 0's scratch copy, the
-// ladder's partials and CUB's temp storage, and a margin.
-std::int64_t memory_needed(bench::dtype t, std::int64_t n, std::int64_t l2_bytes, bool with_step0) {
+// Measures every implementation of one (type, size) point on one pool, one row each, with
+// their trials interleaved round robin (bench::interleaved_schedule): each is prepared, warmed
+// up and calibrated, then trial 1 of each runs, then trial 2 of each, and so on; each is
+// verified last. A disturbance of the machine then spreads over all implementations instead of
+// corrupting one's median. They all hold their scratch memory until the point is done.
+// A wrong answer or an exception ends that implementation's measurement (FAILED) and the
+// others go on, unless the CUDA context is broken: then nothing later can be trusted, and
+// this throws.
+std::vector<measurement> measure_point(const std::vector<const bench::impl_entry*>& entries, bench::dtype t,
+                                       bench::input_pool& pool, const bench::timing_options& timing,
+                                       cudaStream_t stream, const bench_options& o, const std::string& device_name,
+                                       double ceiling_gbps, progress& bar) {
+  struct contender {
+    measurement row;
+    std::unique_ptr<bench::implementation> impl;
+    std::unique_ptr<bench::timing_session> session;
+    bool running = false;  // started, and no check has failed
+  };
+  std::vector<contender> all(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const bench::impl_entry& e = *entries[i];
+    measurement& m = all[i].row;
+    m.impl = e.name;
+    m.family = e.family;
+    m.dtype = std::string(bench::name(t));
+    m.finisher = e.finisher;
+    m.n = pool.n();
+    m.bytes = pool.buffer_bytes();
+    m.ceiling_gbps = ceiling_gbps;
+    m.block_size = e.family == "ladder" ? o.block_size : 0;
+    m.trials = timing.trials;
+    m.buffers = pool.buffers();
+    m.device = device_name;
+  }
+
+  // Runs one stage of implementation i; a failed check or an exception ends its measurement.
+  auto run_stage = [&](std::size_t i, const auto& stage) {
+    contender& c = all[i];
+    try {
+      c.running = stage(c);
+      if (!c.running) {
+        c.row.ok = false;
+        c.row.error = c.session->result().error;
+      }
+    } catch (const std::exception& failure) {
+      c.running = false;
+      c.row.ok = false;
+      c.row.error = failure.what();
+      // An error that breaks the CUDA context (an illegal address, say) makes every later
+      // number meaningless: stop here rather than print them.
+      (void)cudaGetLastError();
+      const cudaError_t sticky = cudaDeviceSynchronize();
+      if (sticky != cudaSuccess)
+        throw cuda_error(sticky, c.row.impl + " broke the CUDA context (" + failure.what() + "); stopping");
+    }
+  };
+
+  const std::string point = std::string(bench::name(t)) + " n=" + bench::format_size(pool.n()) + ": ";
+  const int count = static_cast<int>(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    bar.status(count, point + "warming up " + impl_label(*entries[i], o));
+    run_stage(i, [&](contender& c) {
+      c.impl = entries[i]->make(t);
+      c.session = std::make_unique<bench::timing_session>(*c.impl, pool, timing, stream);
+      return c.session->start();
+    });
+  }
+  for (const bench::trial_slot& slot : bench::interleaved_schedule(count, timing.trials)) {
+    const std::size_t i = static_cast<std::size_t>(slot.impl);
+    if (!all[i].running) continue;  // FAILED already: the others go on
+    bar.status(count, point + "trial " + std::to_string(slot.trial + 1) + "/" + std::to_string(timing.trials) + ", " +
+                          impl_label(*entries[i], o));
+    run_stage(i, [](contender& c) { return c.session->trial(); });
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!all[i].running) continue;
+    bar.status(count, point + "verifying " + impl_label(*entries[i], o));
+    run_stage(i, [](contender& c) { return c.session->finish(); });
+  }
+
+  std::vector<measurement> rows;
+  for (contender& c : all) {
+    measurement& m = c.row;
+    if (c.session) {
+      m.launches = c.session->result().launches;
+      m.batch = c.session->result().batch;
+    }
+    if (m.ok) {  // every stage passed: the session has its summary
+      const bench::summary& per_call = c.session->result().per_call_us;
+      m.time_us = per_call.median;
+      m.time_min_us = per_call.min;
+      m.time_max_us = per_call.max;
+      m.gbps = bench::gbps(double(m.bytes), m.time_us);
+    }
+    rows.push_back(std::move(m));
+  }
+  return rows;
+}
+
+// Device memory one (type, size) point needs: the rotating pool, and the scratch of all its
+// implementations at once (their trials are interleaved, so all stay prepared): step 0's copy
+// of the input, every ladder entry's partials (one per block; doubled, for the relaunch
+// finisher's smaller spare), and a margin for CUB's temp storage, Thrust's per-call
+// allocation, the production API's workspace and allocation rounding.
+std::int64_t memory_needed(bench::dtype t, std::int64_t n, std::int64_t l2_bytes,
+                           const std::vector<const bench::impl_entry*>& entries, int block_size) {
   const std::int64_t bytes = n * bench::element_bytes(t);
-  return bench::input_pool::bytes_needed(t, n, l2_bytes) + (with_step0 ? bytes : 0) + bytes / 32 + (std::int64_t(512) << 20);
+  std::int64_t scratch = 0;
+  for (const bench::impl_entry* e : entries) {
+    if (e->family != "ladder") continue;
+    if (e->name == ladder::steps[0].name) scratch += bytes;
+    scratch += 2 * (bytes / block_size);
+  }
+  return bench::input_pool::bytes_needed(t, n, l2_bytes) + scratch + (std::int64_t(512) << 20);
 }
 
 }  // namespace
@@ -388,7 +479,6 @@ int run_bench(const bench_options& o) {
   std::vector<const bench::impl_entry*> entries;
   for (const auto& e : registry)
     if (is_chosen(e.name)) entries.push_back(&e);
-  const bool with_step0 = is_chosen(std::string(ladder::steps[0].name));
 
   std::optional<counters_run> counters;
   if (o.counters) counters = collect_counters(o, std::cerr);
@@ -446,7 +536,7 @@ int run_bench(const bench_options& o) {
       std::vector<measurement> type_rows;
       std::vector<std::int64_t> sizes_run;
       for (std::int64_t n : o.sizes) {
-        const std::int64_t needed = memory_needed(t, n, device.l2_bytes, with_step0);
+        const std::int64_t needed = memory_needed(t, n, device.l2_bytes, for_type, o.block_size);
         const std::int64_t free_bytes = bench::free_device_memory();
         if (needed > free_bytes) {
           bar.note("note: skipping " + std::string(bench::name(t)) + " n=" + bench::format_size(n) + ": needs about " +
@@ -457,15 +547,14 @@ int run_bench(const bench_options& o) {
         }
         const std::uint64_t seed = (static_cast<std::uint64_t>(t) + 1) * 0x100000001b3ull + static_cast<std::uint64_t>(n);
         bench::input_pool pool(t, n, device.l2_bytes, seed, stream);
-        std::vector<measurement> rows;
-        for (const bench::impl_entry* e : for_type) {
-          bar.begin(std::string(bench::name(t)) + " n=" + bench::format_size(n) + " " + e->name +
-                    (o.finishers.size() > 1 && !e->finisher.empty() ? " (" + e->finisher + ")" : ""));
-          measurement m = measure_one(*e, t, pool, timing, stream, o, device.name, c.read.gbps);
+        const std::vector<measurement> rows =
+            measure_point(for_type, t, pool, timing, stream, o, device.name, c.read.gbps, bar);
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          const measurement& m = rows[i];
+          bar.begin(std::string(bench::name(t)) + " n=" + bench::format_size(n) + " " + impl_label(*for_type[i], o));
           bar.end(m.ok ? bench::format_time_us(m.time_us) + " µs, " + bench::format_gbps(m.gbps) + " GB/s" : "FAILED");
           any_failed = any_failed || !m.ok;
           record.measurements.push_back(m);
-          rows.push_back(m);
         }
         bar.clear();
         if (!o.sweep) counters_shown = print_size_table(std::cout, rows, t, n, pool.buffers(), o, counters) || counters_shown;

@@ -80,7 +80,8 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
   app.add_flag("--counters", o.counters,
                "Also run the ladder under Nsight Compute (`ncu --clock-control none`, found on PATH) and add "
                "per-step hardware counters: shared-memory bank conflicts (loads, stores), branch uniformity, "
-               "achieved occupancy and DRAM bytes read. They are taken at the first --dtype the ladder has, the first "
+               "achieved occupancy, DRAM bytes read and active threads per warp instruction (32 = every lane "
+               "busy). They are taken at the first --dtype the ladder has, the first "
                "--n (2^27 with --sweep) and the first --finisher. Without ncu, says so and runs without counters.");
   app.add_option("--csv", o.csv_path,
                  "Write one CSV row per measurement (impl,dtype,n,bytes,time_us,time_min_us,time_max_us,gbps,"
@@ -92,7 +93,8 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
       ->type_name("FILE");
   app.add_option("--counters-csv", o.counters_csv_path,
                  "Write the per-step counters as CSV (step,kernel,bank_conflicts_ld,bank_conflicts_st,"
-                 "branch_uniformity_pct,achieved_occupancy_pct,dram_bytes_read). Implies --counters.")
+                 "branch_uniformity_pct,achieved_occupancy_pct,dram_bytes_read,active_threads_per_inst). Implies "
+                 "--counters.")
       ->type_name("FILE");
   app.add_flag("-q,--quiet", o.quiet, "No progress lines on stderr.");
 }
@@ -181,10 +183,13 @@ command parse_command_line(int argc, const char* const* argv) {
       "thrust::reduce on 2^27 int32, and prints time, GB/s, share of the read ceiling and speedups.");
   bench->footer(
       "Method: CUDA events; warm-up calls; the median of --trials trials (min and max shown). Each trial times a "
-      "batch of back-to-back calls lasting at least --batch-ms and divides by the calls. Calls rotate over input "
-      "buffers filled with varied values, together at least 4x the L2 size, so every call reads cold data. Every "
-      "timed result is checked against a host reference (integers exactly, floats within a tolerance growing "
-      "with n); a wrong answer prints FAILED and the exit code is non-zero.\n\n"
+      "batch of back-to-back calls lasting at least --batch-ms and divides by the calls. Trials are interleaved "
+      "across implementations: at each type and size, every implementation is warmed up, then trial 1 of each "
+      "runs, then trial 2 of each, and so on, so that a passing disturbance of the machine does not land on the "
+      "trials of one implementation alone. Calls rotate over input buffers filled with varied values, together "
+      "at least 4x the L2 size, so every call reads cold data. Every timed result is checked against a host "
+      "reference (integers exactly, floats within a tolerance growing with n); a wrong answer prints FAILED and "
+      "the exit code is non-zero.\n\n"
       "Examples:\n"
       "  warpfold bench\n"
       "  warpfold bench --impl 7,8,9,cub --dtype f32,f64 --n 2^20,2^28\n"

@@ -12,7 +12,7 @@ namespace warpfold::bench {
 
 std::string counter_metric_list() {
   return std::string(metric_bank_conflicts_ld) + "," + metric_bank_conflicts_st + "," + metric_branch_uniformity +
-         "," + metric_achieved_occupancy + "," + metric_dram_bytes_read;
+         "," + metric_achieved_occupancy + "," + metric_dram_bytes_read + "," + metric_active_threads_per_inst;
 }
 
 std::vector<std::string> split_csv_line(const std::string& line) {
@@ -148,6 +148,7 @@ std::vector<step_counters> counters_by_step(const std::vector<profiled_kernel>& 
       c.branch_uniformity_pct = metric_or_nan(k, metric_branch_uniformity);
       c.achieved_occupancy_pct = metric_or_nan(k, metric_achieved_occupancy);
       c.dram_bytes_read = metric_or_nan(k, metric_dram_bytes_read);
+      c.active_threads_per_inst = metric_or_nan(k, metric_active_threads_per_inst);
       by_step[step] = c;
     } else if (current >= 0 && (step == current || finisher_kernel)) {
       step_counters& c = by_step[current];

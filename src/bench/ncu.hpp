@@ -23,8 +23,14 @@ inline constexpr const char* metric_bank_conflicts_st = "l1tex__data_bank_confli
 inline constexpr const char* metric_branch_uniformity = "smsp__sass_average_branch_targets_threads_uniform.pct";
 inline constexpr const char* metric_achieved_occupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
 inline constexpr const char* metric_dram_bytes_read = "dram__bytes_read.sum";
+// Average threads per executed warp instruction whose predicate is on (32 = every lane does
+// work): a second view of divergence, since branch uniformity cannot show step 1's idle lanes
+// (the compiler predicates its add instead of branching). Lanes idled by a branch, an exit or
+// a false predicate all lower it; the plain thread_inst_executed ratio would count
+// predicated-off lanes as active.
+inline constexpr const char* metric_active_threads_per_inst = "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio";
 
-// The five metrics above, comma-separated, for ncu's --metrics.
+// The six metrics above, comma-separated, for ncu's --metrics.
 std::string counter_metric_list();
 
 // Splits one CSV line into fields ("" inside quotes is a quote). Throws
@@ -55,8 +61,9 @@ int ladder_step_of_kernel(const std::string& name);
 // Groups the ladder's kernels by step. A step's kernel starts a group; the finisher kernels
 // that follow it (reduce_partials_in_one_block, or the same step's kernel relaunched on the
 // partials) join that group. Counts (bank conflicts, DRAM bytes) are summed over the group;
-// percentages (branch uniformity, occupancy) are the first (main) kernel's. Kernels that
-// belong to no step (fills, copies) are ignored. One entry per step, in step order.
+// percentages and ratios (branch uniformity, occupancy, active threads per instruction) are
+// the first (main) kernel's. Kernels that belong to no step (fills, copies) are ignored. One
+// entry per step, in step order.
 std::vector<step_counters> counters_by_step(const std::vector<profiled_kernel>& kernels);
 
 }  // namespace warpfold::bench

@@ -122,6 +122,7 @@ void write_json(std::ostream& out, const run_record& run) {
       {"rotation_factor_of_l2", run.method.rotation_factor},
       {"block_size", run.method.block_size},
       {"regime", "back to back: each trial times a batch of calls between two events and divides"},
+      {"trial_order", "interleaved: at each type and size, one trial of each implementation in turn"},
   };
   json rows = json::array();
   for (const measurement& m : run.measurements) {
@@ -163,6 +164,7 @@ void write_json(std::ostream& out, const run_record& run) {
           {"branch_uniformity_pct", counter_json(c.branch_uniformity_pct)},
           {"achieved_occupancy_pct", counter_json(c.achieved_occupancy_pct)},
           {"dram_bytes_read", counter_json(c.dram_bytes_read)},
+          {"active_threads_per_inst", counter_json(c.active_threads_per_inst)},
       });
     doc["counters"] = {{"dtype", run.counters_dtype}, {"n", run.counters_n}, {"steps", std::move(counters)}};
   }
@@ -170,11 +172,14 @@ void write_json(std::ostream& out, const run_record& run) {
 }
 
 void write_counters_csv(std::ostream& out, const std::vector<step_counters>& rows) {
-  out << "step,kernel,bank_conflicts_ld,bank_conflicts_st,branch_uniformity_pct,achieved_occupancy_pct,dram_bytes_read\n";
+  // New columns go at the end, so that scripts reading the older columns by position still work.
+  out << "step,kernel,bank_conflicts_ld,bank_conflicts_st,branch_uniformity_pct,achieved_occupancy_pct,dram_bytes_read,"
+         "active_threads_per_inst\n";
   for (const step_counters& c : rows) {
     out << csv_escape(c.step_name) << ',' << csv_escape(c.kernel) << ',' << counter_field(c.bank_conflicts_ld, 0) << ','
         << counter_field(c.bank_conflicts_st, 0) << ',' << counter_field(c.branch_uniformity_pct, 2) << ','
-        << counter_field(c.achieved_occupancy_pct, 2) << ',' << counter_field(c.dram_bytes_read, 0) << '\n';
+        << counter_field(c.achieved_occupancy_pct, 2) << ',' << counter_field(c.dram_bytes_read, 0) << ','
+        << counter_field(c.active_threads_per_inst, 2) << '\n';
   }
 }
 

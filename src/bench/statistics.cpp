@@ -59,6 +59,13 @@ std::int64_t batch_calls(double per_call_us, double min_batch_us, std::int64_t m
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(wanted));
 }
 
+std::vector<trial_slot> interleaved_schedule(int implementations, int trials) {
+  std::vector<trial_slot> slots;
+  for (int t = 0; t < trials; ++t)
+    for (int i = 0; i < implementations; ++i) slots.push_back({i, t});
+  return slots;
+}
+
 std::int64_t aligned_buffer_bytes(std::int64_t n, int element_bytes) {
   constexpr std::int64_t alignment = 256;
   const std::int64_t bytes = n * element_bytes;

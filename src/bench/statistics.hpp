@@ -1,5 +1,6 @@
 // The arithmetic behind every number the bench prints: trial statistics, bandwidth, shares
-// of the ceiling, speedups, and how many buffers and calls a timed batch needs. Plain C++.
+// of the ceiling, speedups, how many buffers and calls a timed batch needs, and the order in
+// which the trials run. Plain C++.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +42,18 @@ int rotation_buffers(std::int64_t buffer_bytes, std::int64_t l2_bytes, int facto
 // Back-to-back batches: how many calls make a batch last at least `min_batch_us`, given the
 // time of one call; at least 1 and at most max_calls.
 std::int64_t batch_calls(double per_call_us, double min_batch_us, std::int64_t max_calls);
+
+// The order of the timed trials at one (type, size) point: round robin over the
+// implementations, {0, 0}, {1, 0}, ..., {implementations - 1, 0}, {0, 1}, ... Interleaved,
+// a disturbance of the machine lasting a few batches (seen on a VM: 10-20 ms) lands on one
+// trial of several implementations, which their medians absorb, instead of on most trials of
+// one implementation, which moves its median. Empty when either count is not positive.
+struct trial_slot {
+  int impl = 0;   // index into the point's implementations
+  int trial = 0;  // 0-based
+  bool operator==(const trial_slot& other) const { return impl == other.impl && trial == other.trial; }
+};
+std::vector<trial_slot> interleaved_schedule(int implementations, int trials);
 
 // Bytes a buffer of n elements takes when buffers are placed back to back at 256-byte
 // boundaries (cudaMalloc's alignment), so that every buffer is aligned like a fresh allocation.

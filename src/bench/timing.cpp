@@ -6,22 +6,6 @@
 #include "warpfold/error.hpp"
 
 namespace warpfold::bench {
-namespace {
-
-// Compares the answer of the implementation's last call (on buffer `index`) with the
-// reference. Returns false, with the reason in result.error, on a wrong answer.
-bool check_last(implementation& impl, input_pool& pool, int index, cudaStream_t stream, timed_result& result) {
-  const result_value got = impl.fetch(stream);
-  const check_outcome outcome = check_result(impl.kind(), pool.reference(index), got);
-  ++result.checks;
-  if (!outcome.ok) {
-    result.ok = false;
-    result.error = "wrong answer on buffer " + std::to_string(index) + ": " + outcome.detail;
-  }
-  return outcome.ok;
-}
-
-}  // namespace
 
 std::optional<int> count_launches_by_capture(implementation& impl, const void* d_in, std::int64_t n,
                                              cudaStream_t stream) {
@@ -59,58 +43,88 @@ std::optional<int> count_launches_by_capture(implementation& impl, const void* d
   return launches;
 }
 
-timed_result time_implementation(implementation& impl, input_pool& pool, const timing_options& options,
-                                 cudaStream_t stream) {
-  timed_result result;
-  const std::int64_t n = pool.n();
-  event_timer timer;
+timing_session::timing_session(implementation& impl, input_pool& pool, const timing_options& options,
+                               cudaStream_t stream)
+    : impl_(impl), pool_(pool), options_(options), stream_(stream) {}
 
-  int last = pool.next_index();
-  impl.prepare(pool.buffer(last), n, stream);
-  WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (!check_last(impl, pool, last, stream, result)) return result;
-
-  result.launches = impl.launches_per_call();
-  if (!result.launches && impl.capturable())
-    result.launches = count_launches_by_capture(impl, pool.buffer(last), n, stream);
-
-  for (int w = 0; w < options.warmup_calls; ++w) {
-    last = pool.next_index();
-    impl.enqueue(pool.buffer(last), n, stream);
-    if (!check_last(impl, pool, last, stream, result)) return result;
+// Compares the answer of the implementation's last call (on buffer last_) with the
+// reference. Returns false, with the reason in result_.error, on a wrong answer.
+bool timing_session::check_last() {
+  const result_value got = impl_.fetch(stream_);
+  const check_outcome outcome = check_result(impl_.kind(), pool_.reference(last_), got);
+  ++result_.checks;
+  if (!outcome.ok) {
+    result_.ok = false;
+    result_.error = "wrong answer on buffer " + std::to_string(last_) + ": " + outcome.detail;
   }
+  return outcome.ok;
+}
 
-  auto time_batch = [&](std::int64_t calls) {
-    timer.start(stream);
-    for (std::int64_t c = 0; c < calls; ++c) {
-      last = pool.next_index();
-      impl.enqueue(pool.buffer(last), n, stream);
-    }
-    timer.stop(stream);
-    return timer.elapsed_us();
-  };
+double timing_session::time_batch(std::int64_t calls) {
+  timer_.start(stream_);
+  for (std::int64_t c = 0; c < calls; ++c) {
+    last_ = pool_.next_index();
+    impl_.enqueue(pool_.buffer(last_), pool_.n(), stream_);
+  }
+  timer_.stop(stream_);
+  return timer_.elapsed_us();
+}
+
+bool timing_session::start() {
+  if (!result_.ok) return false;
+  const std::int64_t n = pool_.n();
+  last_ = pool_.next_index();
+  impl_.prepare(pool_.buffer(last_), n, stream_);
+  WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  if (!check_last()) return false;
+
+  result_.launches = impl_.launches_per_call();
+  if (!result_.launches && impl_.capturable())
+    result_.launches = count_launches_by_capture(impl_, pool_.buffer(last_), n, stream_);
+
+  for (int w = 0; w < options_.warmup_calls; ++w) {
+    last_ = pool_.next_index();
+    impl_.enqueue(pool_.buffer(last_), n, stream_);
+    if (!check_last()) return false;
+  }
 
   // Calibration: one call, then a first batch to refine the per-call estimate (a single call
   // pays the full launch latency; calls in a batch overlap it).
-  std::int64_t batch = batch_calls(time_batch(1), options.min_batch_us, options.max_batch);
-  if (batch > 1) batch = batch_calls(time_batch(batch) / batch, options.min_batch_us, options.max_batch);
-  if (!check_last(impl, pool, last, stream, result)) return result;
-  result.batch = batch;
+  std::int64_t batch = batch_calls(time_batch(1), options_.min_batch_us, options_.max_batch);
+  if (batch > 1) batch = batch_calls(time_batch(batch) / batch, options_.min_batch_us, options_.max_batch);
+  if (!check_last()) return false;
+  result_.batch = batch;
+  return true;
+}
 
-  std::vector<double> per_call;
-  for (int t = 0; t < options.trials; ++t) {
-    per_call.push_back(time_batch(batch) / static_cast<double>(batch));
-    if (!check_last(impl, pool, last, stream, result)) return result;
-  }
-  result.per_call_us = summarize(per_call);
+bool timing_session::trial() {
+  if (!result_.ok) return false;
+  per_call_.push_back(time_batch(result_.batch) / static_cast<double>(result_.batch));
+  return check_last();
+}
 
-  const int verify = options.verify_buffers < pool.buffers() ? options.verify_buffers : pool.buffers();
+bool timing_session::finish() {
+  if (!result_.ok) return false;
+  result_.per_call_us = summarize(per_call_);
+
+  const int verify = options_.verify_buffers < pool_.buffers() ? options_.verify_buffers : pool_.buffers();
   for (int v = 0; v < verify; ++v) {
-    const int index = static_cast<int>(static_cast<std::int64_t>(v) * pool.buffers() / verify);
-    impl.enqueue(pool.buffer(index), n, stream);
-    if (!check_last(impl, pool, index, stream, result)) return result;
+    last_ = static_cast<int>(static_cast<std::int64_t>(v) * pool_.buffers() / verify);
+    impl_.enqueue(pool_.buffer(last_), pool_.n(), stream_);
+    if (!check_last()) return false;
   }
-  return result;
+  return true;
+}
+
+timed_result time_implementation(implementation& impl, input_pool& pool, const timing_options& options,
+                                 cudaStream_t stream) {
+  timing_session session(impl, pool, options, stream);
+  if (session.start()) {
+    for (int t = 0; t < options.trials; ++t)
+      if (!session.trial()) break;
+    session.finish();
+  }
+  return session.result();
 }
 
 }  // namespace warpfold::bench

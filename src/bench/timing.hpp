@@ -13,6 +13,10 @@
 // 5. verification: up to verify_buffers buffers, spread over the pool, are reduced once more
 //    and checked.
 // The first wrong answer ends the measurement: it is reported as FAILED, never as a time.
+//
+// timing_session runs these stages one at a time, so that the bench can interleave the trials
+// of all implementations at one point (see interleaved_schedule in statistics.hpp): steps 1-3
+// for each, then one trial of each in turn, then step 5 for each.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -20,8 +24,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bench/implementation.hpp"
+#include "bench/cuda_events.hpp"
 #include "bench/pool.hpp"
 #include "bench/statistics.hpp"
 
@@ -44,6 +50,35 @@ struct timed_result {
   int checks = 0;               // results compared with the reference
 };
 
+// One implementation's measurement, stage by stage. Each stage returns false once a check has
+// failed (result().error says which); the later stages then do nothing and return false.
+// Exceptions (CUDA errors) pass through. The implementation and the pool must outlive it.
+class timing_session {
+ public:
+  timing_session(implementation& impl, input_pool& pool, const timing_options& options, cudaStream_t stream);
+
+  bool start();   // prepare, count launches, warm up, calibrate the batch (steps 1-3)
+  bool trial();   // one timed batch, its last answer checked (step 4)
+  bool finish();  // summarize the trials, then verify (step 5)
+
+  // Complete after finish() returned true; before that, or after a failure, per_call_us is unset.
+  const timed_result& result() const { return result_; }
+
+ private:
+  bool check_last();
+  double time_batch(std::int64_t calls);
+
+  implementation& impl_;
+  input_pool& pool_;
+  timing_options options_;
+  cudaStream_t stream_;
+  event_timer timer_;
+  int last_ = -1;                  // the buffer of the last enqueued call
+  std::vector<double> per_call_;   // one time per trial
+  timed_result result_;
+};
+
+// All stages back to back: one implementation timed on its own.
 timed_result time_implementation(implementation& impl, input_pool& pool, const timing_options& options,
                                  cudaStream_t stream);
 

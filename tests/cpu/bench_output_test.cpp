@@ -171,6 +171,7 @@ TEST(Json, CarriesCountersWithNullForMissingValues) {
   c.branch_uniformity_pct = 100;
   c.achieved_occupancy_pct = NAN;
   c.dram_bytes_read = 536870912;
+  c.active_threads_per_inst = 24.75;
   run.counters = {c};
   run.counters_dtype = "i32";
   run.counters_n = 1 << 27;
@@ -182,6 +183,7 @@ TEST(Json, CarriesCountersWithNullForMissingValues) {
   EXPECT_EQ(s["step"], "2-strided-index");
   EXPECT_EQ(s["bank_conflicts_ld"], 123456.0);
   EXPECT_TRUE(s["achieved_occupancy_pct"].is_null());
+  EXPECT_EQ(s["active_threads_per_inst"], 24.75);
   EXPECT_EQ(doc["counters"]["n"], 1 << 27);
 }
 
@@ -194,14 +196,20 @@ TEST(CountersCsv, HeaderAndValues) {
   c.branch_uniformity_pct = 87.5;
   c.achieved_occupancy_pct = 91.25;
   c.dram_bytes_read = NAN;
+  c.active_threads_per_inst = 9.87;
+  wb::step_counters missing = c;
+  missing.active_threads_per_inst = NAN;
   std::ostringstream out;
-  wb::write_counters_csv(out, {c});
+  wb::write_counters_csv(out, {c, missing});
   const auto rows = parse_csv(out.str());
-  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(rows.size(), 3u);
+  // The older columns keep their order; the new one comes last.
   EXPECT_EQ(rows[0], (std::vector<std::string>{"step", "kernel", "bank_conflicts_ld", "bank_conflicts_st",
-                                               "branch_uniformity_pct", "achieved_occupancy_pct", "dram_bytes_read"}));
+                                               "branch_uniformity_pct", "achieved_occupancy_pct", "dram_bytes_read",
+                                               "active_threads_per_inst"}));
   EXPECT_EQ(rows[1], (std::vector<std::string>{"1-interleaved", "step1_interleaved_divergent", "0", "0", "87.50",
-                                               "91.25", ""}));
+                                               "91.25", "", "9.87"}));
+  EXPECT_EQ(rows[2].back(), "");
 }
 
 TEST(Files, UnwritablePathThrows) {

@@ -1,5 +1,5 @@
 // The arithmetic behind the printed numbers: medians, bandwidth, shares and speedups, and the
-// rotation and batch sizing of the timing loop.
+// rotation, batch sizing and trial order of the timing loop.
 #include <gtest/gtest.h>
 
 #include "bench/statistics.hpp"
@@ -92,4 +92,27 @@ TEST(AlignedBufferBytes, RoundsUpTo256) {
   EXPECT_EQ(wb::aligned_buffer_bytes(65, 4), 512);
   EXPECT_EQ(wb::aligned_buffer_bytes(1, 2), 256);
   EXPECT_EQ(wb::aligned_buffer_bytes(std::int64_t(1) << 27, 4), std::int64_t(1) << 29);
+}
+
+TEST(InterleavedSchedule, RoundRobinOverTheImplementationsTrialByTrial) {
+  const std::vector<wb::trial_slot> want = {{0, 0}, {1, 0}, {2, 0}, {0, 1}, {1, 1}, {2, 1}};
+  EXPECT_EQ(wb::interleaved_schedule(3, 2), want);
+}
+
+TEST(InterleavedSchedule, EveryImplementationGetsEveryTrialOnce) {
+  const int impls = 13, trials = 9;
+  const std::vector<wb::trial_slot> slots = wb::interleaved_schedule(impls, trials);
+  ASSERT_EQ(slots.size(), std::size_t(impls * trials));
+  std::vector<int> next_trial(impls, 0);
+  for (std::size_t k = 0; k < slots.size(); ++k) {
+    EXPECT_EQ(slots[k].impl, int(k % impls));  // never two batches of one implementation in a row
+    EXPECT_EQ(slots[k].trial, next_trial[slots[k].impl]++);
+  }
+  for (int t : next_trial) EXPECT_EQ(t, trials);
+}
+
+TEST(InterleavedSchedule, DegenerateCounts) {
+  EXPECT_EQ(wb::interleaved_schedule(1, 3), (std::vector<wb::trial_slot>{{0, 0}, {0, 1}, {0, 2}}));
+  EXPECT_TRUE(wb::interleaved_schedule(0, 9).empty());
+  EXPECT_TRUE(wb::interleaved_schedule(4, 0).empty());
 }
