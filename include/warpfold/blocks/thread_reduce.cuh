@@ -29,9 +29,12 @@ WARPFOLD_DEVICE Acc thread_reduce_strided(const T* in, std::int64_t n, std::int6
 // the aligned body is read 16 bytes at a time. With Unroll > 1 each thread issues Unroll
 // independent 16-byte loads before it adds any of them, so more bytes are in flight per
 // thread while it waits on DRAM.
-template <int Unroll = 1, typename Acc, typename T, typename Op, typename ToAcc = convert_to<Acc>>
+// Load picks the 16-byte load instruction (blocks/load.cuh).
+template <int Unroll = 1, typename Load = plain_vector_load, typename Acc, typename T, typename Op,
+          typename ToAcc = convert_to<Acc>>
 WARPFOLD_DEVICE Acc thread_reduce_vectorized(const T* in, std::int64_t n, std::int64_t rank,
                                              std::int64_t count, Op op, Acc acc, ToAcc to_acc = {}) {
+  const Load load;
   constexpr int per_vector = vector16<T>::size;
   const aligned_split split = split_at_alignment(in, n);
   if (rank < split.head) acc = op(acc, to_acc(in[rank], rank));
@@ -45,11 +48,11 @@ WARPFOLD_DEVICE Acc thread_reduce_vectorized(const T* in, std::int64_t n, std::i
   for (; v + (Unroll - 1) * count < split.body_vectors; v += Unroll * count) {
     vector16<T> batch[Unroll];
 #pragma unroll
-    for (int u = 0; u < Unroll; ++u) batch[u] = load_vector(body, v + u * count);
+    for (int u = 0; u < Unroll; ++u) batch[u] = load(body, v + u * count);
 #pragma unroll
     for (int u = 0; u < Unroll; ++u) fold_vector(batch[u], v + u * count);
   }
-  for (; v < split.body_vectors; v += count) fold_vector(load_vector(body, v), v);
+  for (; v < split.body_vectors; v += count) fold_vector(load(body, v), v);
 
   const std::int64_t tail_index = split.tail_begin + rank;
   if (tail_index < n) acc = op(acc, to_acc(in[tail_index], tail_index));

@@ -14,39 +14,56 @@
 
 namespace warpfold::device {
 
-// One wave of resident blocks for this kernel on `device`, computed once per device.
+// Blocks of `kernel` that fit on one SM at `block_size` threads, asked once per device and
+// launch shape.
 template <typename Kernel>
-int wave_blocks(Kernel kernel, int block_size, int device) {
-  static std::atomic<int> cache[64];  // a benign race: every writer stores the same value
-  if (device < 0 || device >= 64) return blocks::resident_blocks(kernel, block_size);
-  int blocks = cache[device].load(std::memory_order_relaxed);
+int blocks_per_sm(Kernel kernel, int block_size, int device) {
+  static std::atomic<int> cache[64][2];  // a benign race: every writer stores the same value
+  auto ask = [&] {
+    int blocks = 0;
+    WARPFOLD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_size, 0));
+    return std::max(1, blocks);
+  };
+  if (device < 0 || device >= 64) return ask();
+  std::atomic<int>& slot = cache[device][block_size > 512 ? 1 : 0];
+  int blocks = slot.load(std::memory_order_relaxed);
   if (blocks == 0) {
-    blocks = blocks::resident_blocks(kernel, block_size);
-    cache[device].store(blocks, std::memory_order_relaxed);
+    blocks = ask();
+    slot.store(blocks, std::memory_order_relaxed);
   }
   return blocks;
 }
 
-// Blocks for n elements of T: one for small inputs, otherwise enough that each thread gets
-// at least a few 16-byte vectors, capped at one resident wave.
-template <typename Policy, typename T>
-std::int64_t grid_size_for(std::int64_t n, int wave) {
-  if (n * std::int64_t(sizeof(T)) <= Policy::single_block_max_bytes) return 1;
+struct launch_shape {
+  std::int64_t grid;
+  int block;
+};
+
+// One block for small inputs; for large ones the streaming shape (few big blocks per SM);
+// in between, enough 512-thread blocks that each thread gets a few 16-byte vectors, capped at
+// one resident wave.
+template <typename Policy, typename T, typename Kernel>
+launch_shape launch_shape_for(std::int64_t n, Kernel kernel, int device, int sm_count) {
+  const std::int64_t bytes = n * std::int64_t(sizeof(T));
+  if (bytes <= Policy::single_block_max_bytes) return {1, Policy::block_size};
+  if (bytes >= Policy::large_input_bytes) {
+    const int per_sm = std::min(Policy::large_blocks_per_sm, blocks_per_sm(kernel, Policy::large_block_size, device));
+    return {std::min<std::int64_t>(std::int64_t(sm_count) * per_sm, workspace::max_blocks), Policy::large_block_size};
+  }
+  const std::int64_t wave = std::int64_t(sm_count) * blocks_per_sm(kernel, Policy::block_size, device);
   const std::int64_t per_block = std::int64_t(Policy::block_size) * Policy::min_vectors_per_thread * blocks::vector16<T>::size;
-  return std::max<std::int64_t>(1, std::min<std::int64_t>({std::int64_t(wave), std::int64_t(workspace::max_blocks),
-                                                            blocks::ceil_div(n, per_block)}));
+  return {std::max<std::int64_t>(1, std::min<std::int64_t>({wave, std::int64_t(workspace::max_blocks), blocks::ceil_div(n, per_block)})),
+          Policy::block_size};
 }
 
 // Enqueues the whole reduction: one kernel. Arguments are already validated.
 template <typename Policy, typename T, typename Acc, typename Op, typename ToAcc, typename Store>
 void launch_reduce(const T* in, std::int64_t n, Op op, ToAcc to_acc, Store store, workspace& ws, cudaStream_t stream) {
   static_assert(sizeof(Acc) <= workspace::slot_bytes, "warpfold: accumulator types of more than 32 bytes are not supported");
-  int device = 0;
-  WARPFOLD_CUDA_CHECK(cudaGetDevice(&device));
   auto kernel = reduce_kernel<Policy, T, Acc, Op, ToAcc, Store>;
-  const std::int64_t grid = grid_size_for<Policy, T>(n, wave_blocks(kernel, Policy::block_size, device));
+  const launch_shape shape = launch_shape_for<Policy, T>(n, kernel, ws.device, ws.sm_count);
   const reduce_workspace_view<Acc> view{reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get()};
-  kernel<<<static_cast<unsigned>(grid), Policy::block_size, 0, stream>>>(in, n, view, op, to_acc, store);
+  kernel<<<static_cast<unsigned>(shape.grid), shape.block, 0, stream>>>(in, n, view, op, to_acc, store);
   WARPFOLD_CHECK_LAUNCH();
 }
 

@@ -31,12 +31,14 @@ struct store_result {
   WARPFOLD_DEVICE void operator()(const Acc& total) const { *out = total; }
 };
 
+// Launched with blockDim.x = Policy::block_size or Policy::large_block_size (dispatch.cuh):
+// one compiled kernel serves both launch shapes.
 template <typename Policy, typename T, typename Acc, typename Op, typename ToAcc, typename Store>
-__global__ void __launch_bounds__(Policy::block_size)
+__global__ void __launch_bounds__(Policy::max_block_size)
     reduce_kernel(const T* in, std::int64_t n, reduce_workspace_view<Acc> workspace, Op op, ToAcc to_acc, Store store) {
-  const std::int64_t rank = blockIdx.x * std::int64_t(Policy::block_size) + threadIdx.x;
-  const std::int64_t threads = std::int64_t(Policy::block_size) * gridDim.x;
-  Acc acc = blocks::thread_reduce_vectorized<Policy::loads_in_flight>(in, n, rank, threads, op,
+  const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  const std::int64_t threads = std::int64_t(blockDim.x) * gridDim.x;
+  Acc acc = blocks::thread_reduce_vectorized<Policy::loads_in_flight, blocks::streaming_vector_load>(in, n, rank, threads, op,
                                                                       op.template identity<Acc>(), to_acc);
   acc = blocks::block_reduce(acc, op);
   if (gridDim.x == 1) {

@@ -6,11 +6,23 @@
 namespace warpfold::device {
 
 struct reduce_policy {
-  // Measured on an H200 (2026-11-22, f32, back-to-back calls against 256 threads): 512 threads
-  // tie at large n and win at 2^14 (3.4 vs 3.9 us) and 2^22 (8.7 vs 9.3 us).
+  // The kernel is compiled for blocks of up to 1024 threads and launched in one of two shapes.
+  static constexpr int max_block_size = 1024;
+
+  // Small and mid inputs: 512-thread blocks, up to one full resident wave. Measured on an H200
+  // (2026-11-22, f32, back-to-back calls against 256 threads): 512 threads win at 2^14 (3.4 vs
+  // 3.9 us) and 2^22 (8.7 vs 9.3 us).
   static constexpr int block_size = 512;
+
+  // Large inputs: 1024-thread blocks, two per SM, the shape of the fastest streaming-read
+  // kernel. H100, 2026-11-22, f32 sum: 3123 GB/s at 2^28 and 3135 GB/s at 2^30, against 3086
+  // and 3097 GB/s for a full wave of 512-thread blocks (CUB: 3078 and 3097).
+  static constexpr int large_block_size = 1024;
+  static constexpr int large_blocks_per_sm = 2;
+  static constexpr std::int64_t large_input_bytes = std::int64_t{32} << 20;
+
   // 16-byte loads issued back to back by each thread before it adds them: 64 bytes in flight
-  // per thread per iteration, which covers DRAM latency at full occupancy.
+  // per thread per iteration, which covers DRAM latency at full occupancy (8 measured no better).
   static constexpr int loads_in_flight = 4;
   // A block is only worth launching for at least this many 16-byte vectors per thread;
   // below that, fewer blocks with more work each beat many blocks that mostly wait.

@@ -33,7 +33,11 @@ struct workspace {
   detail::device_buffer<unsigned char> result;     // the blocking forms' device result
   detail::pinned_buffer<unsigned char> host_result;
 
-  workspace() {
+  int device = 0;     // the device it lives on, and that device's SM count, asked once here
+  int sm_count = 0;   // rather than on every call
+
+  explicit workspace(int device_ordinal) : device(device_ordinal) {
+    WARPFOLD_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
     partials.reserve(max_blocks * slot_bytes);
     arrivals.reserve(1);
     result.reserve(slot_bytes);
@@ -51,7 +55,7 @@ inline workspace& workspace_for(cudaStream_t stream) {
   WARPFOLD_CUDA_CHECK(cudaGetDevice(&device));
   std::lock_guard<std::mutex> lock(guard);
   std::unique_ptr<workspace>& slot = workspaces[{device, stream}];
-  if (!slot) slot = std::make_unique<workspace>();
+  if (!slot) slot = std::make_unique<workspace>(device);
   return *slot;
 }
 
