@@ -187,14 +187,16 @@ std::string describe_size(bench::dtype t, std::int64_t n) {
 std::string counter_bytes(double value) { return std::isnan(value) ? "-" : bench::format_bytes(value); }
 
 // The counters' columns, shared by the counters table and the size table that carries them.
+// New columns go at the end, so the older ones keep their places.
 const std::vector<std::string> counter_headers = {"bank confl. ld", "bank confl. st", "branch unif. %", "threads/inst",
-                                                  "occupancy %", "DRAM read"};
+                                                  "occupancy %", "DRAM read", "warp insts"};
 
 std::vector<std::string> counter_cells(const bench::step_counters& c) {
   return {bench::format_count(c.bank_conflicts_ld), bench::format_count(c.bank_conflicts_st),
           bench::format_counter_percent(c.branch_uniformity_pct),
           bench::format_counter_percent(c.active_threads_per_inst),  // one decimal, like the percentages
-          bench::format_counter_percent(c.achieved_occupancy_pct), counter_bytes(c.dram_bytes_read)};
+          bench::format_counter_percent(c.achieved_occupancy_pct), counter_bytes(c.dram_bytes_read),
+          bench::format_count(c.warp_instructions)};
 }
 
 const bench::step_counters* find_counters(const std::optional<counters_run>& counters, const std::string& step) {
@@ -209,7 +211,8 @@ void print_counters_legend(std::ostream& out, const counters_run& c) {
       << ladder::info(c.finisher).name << ".\n"
       << "          Bank conflicts (shared-memory loads/stores) and DRAM bytes read: summed over the step's kernels.\n"
       << "          Branch uniformity (100% = no divergent branch), threads per instruction (average active threads\n"
-      << "          per executed warp instruction, 32 = every lane busy) and achieved occupancy: its main kernel's.\n";
+      << "          per executed warp instruction, 32 = every lane busy) and achieved occupancy: its main kernel's.\n"
+      << "          Warp instructions (one per warp, however few lanes are busy): its main kernel's too.\n";
 }
 
 void print_counters_table(std::ostream& out, const counters_run& c) {

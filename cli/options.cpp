@@ -80,9 +80,10 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
   app.add_flag("--counters", o.counters,
                "Also run the ladder under Nsight Compute (`ncu --clock-control none`, found on PATH) and add "
                "per-step hardware counters: shared-memory bank conflicts (loads, stores), branch uniformity, "
-               "achieved occupancy, DRAM bytes read and active threads per warp instruction (32 = every lane "
-               "busy). They are taken at the first --dtype the ladder has, the first "
-               "--n (2^27 with --sweep) and the first --finisher. Without ncu, says so and runs without counters.");
+               "achieved occupancy, DRAM bytes read, active threads per warp instruction (32 = every lane "
+               "busy) and warp-level instructions executed. They are taken at the first --dtype the ladder has, "
+               "the first --n (2^27 with --sweep) and the first --finisher. Without ncu, says so and runs without "
+               "counters.");
   app.add_option("--csv", o.csv_path,
                  "Write one CSV row per measurement (impl,dtype,n,bytes,time_us,time_min_us,time_max_us,gbps,"
                  "ceiling_gbps,device, then pct_of_ceiling,family,finisher,launches,block_size,trials,batch,"
@@ -93,8 +94,8 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
       ->type_name("FILE");
   app.add_option("--counters-csv", o.counters_csv_path,
                  "Write the per-step counters as CSV (step,kernel,bank_conflicts_ld,bank_conflicts_st,"
-                 "branch_uniformity_pct,achieved_occupancy_pct,dram_bytes_read,active_threads_per_inst). Implies "
-                 "--counters.")
+                 "branch_uniformity_pct,achieved_occupancy_pct,dram_bytes_read,active_threads_per_inst,"
+                 "warp_instructions). Implies --counters.")
       ->type_name("FILE");
   app.add_flag("-q,--quiet", o.quiet, "No progress lines on stderr.");
 }

@@ -61,7 +61,7 @@ struct measurement {
 };
 
 // Hardware counters of one ladder step (sums over the step's kernels for counts, the main
-// kernel's value for percentages and ratios). NaN where ncu gave no value.
+// kernel's value for percentages, ratios and warp instructions). NaN where ncu gave no value.
 struct step_counters {
   int step = -1;
   std::string step_name;             // "2-strided-index"
@@ -72,6 +72,7 @@ struct step_counters {
   double achieved_occupancy_pct = 0;
   double dram_bytes_read = 0;
   double active_threads_per_inst = 0;  // average active threads per warp instruction, 0..32
+  double warp_instructions = 0;      // warp-level instructions executed by the main kernel only
 };
 
 struct run_record {

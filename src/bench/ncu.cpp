@@ -12,7 +12,8 @@ namespace warpfold::bench {
 
 std::string counter_metric_list() {
   return std::string(metric_bank_conflicts_ld) + "," + metric_bank_conflicts_st + "," + metric_branch_uniformity +
-         "," + metric_achieved_occupancy + "," + metric_dram_bytes_read + "," + metric_active_threads_per_inst;
+         "," + metric_achieved_occupancy + "," + metric_dram_bytes_read + "," + metric_active_threads_per_inst + "," +
+         metric_warp_instructions;
 }
 
 std::vector<std::string> split_csv_line(const std::string& line) {
@@ -149,6 +150,8 @@ std::vector<step_counters> counters_by_step(const std::vector<profiled_kernel>& 
       c.achieved_occupancy_pct = metric_or_nan(k, metric_achieved_occupancy);
       c.dram_bytes_read = metric_or_nan(k, metric_dram_bytes_read);
       c.active_threads_per_inst = metric_or_nan(k, metric_active_threads_per_inst);
+      // Not summed with the finishers: their instructions would blur the steps' own difference.
+      c.warp_instructions = metric_or_nan(k, metric_warp_instructions);
       by_step[step] = c;
     } else if (current >= 0 && (step == current || finisher_kernel)) {
       step_counters& c = by_step[current];

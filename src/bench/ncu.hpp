@@ -29,8 +29,14 @@ inline constexpr const char* metric_dram_bytes_read = "dram__bytes_read.sum";
 // a false predicate all lower it; the plain thread_inst_executed ratio would count
 // predicated-off lanes as active.
 inline constexpr const char* metric_active_threads_per_inst = "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio";
+// Warp-level instructions executed: what step 1's divergence costs. It hardly shows in branch
+// uniformity or threads per instruction (the compiler predicates the add, and both are
+// kernel-wide averages), but every warp runs every round's instructions with few lanes busy,
+// where steps 2/3 skip whole idle warps on a warp-uniform branch: step 1 executes many more
+// warp instructions for the same work.
+inline constexpr const char* metric_warp_instructions = "smsp__inst_executed.sum";
 
-// The six metrics above, comma-separated, for ncu's --metrics.
+// The seven metrics above, comma-separated, for ncu's --metrics.
 std::string counter_metric_list();
 
 // Splits one CSV line into fields ("" inside quotes is a quote). Throws
@@ -62,7 +68,8 @@ int ladder_step_of_kernel(const std::string& name);
 // that follow it (reduce_partials_in_one_block, or the same step's kernel relaunched on the
 // partials) join that group. Counts (bank conflicts, DRAM bytes) are summed over the group;
 // percentages and ratios (branch uniformity, occupancy, active threads per instruction) are
-// the first (main) kernel's. Kernels that belong to no step (fills, copies) are ignored. One
+// the first (main) kernel's, and so are warp instructions, which compare the steps' own
+// reduction code. Kernels that belong to no step (fills, copies) are ignored. One
 // entry per step, in step order.
 std::vector<step_counters> counters_by_step(const std::vector<profiled_kernel>& kernels);
 

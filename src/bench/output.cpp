@@ -165,6 +165,7 @@ void write_json(std::ostream& out, const run_record& run) {
           {"achieved_occupancy_pct", counter_json(c.achieved_occupancy_pct)},
           {"dram_bytes_read", counter_json(c.dram_bytes_read)},
           {"active_threads_per_inst", counter_json(c.active_threads_per_inst)},
+          {"warp_instructions", counter_json(c.warp_instructions)},
       });
     doc["counters"] = {{"dtype", run.counters_dtype}, {"n", run.counters_n}, {"steps", std::move(counters)}};
   }
@@ -174,12 +175,12 @@ void write_json(std::ostream& out, const run_record& run) {
 void write_counters_csv(std::ostream& out, const std::vector<step_counters>& rows) {
   // New columns go at the end, so that scripts reading the older columns by position still work.
   out << "step,kernel,bank_conflicts_ld,bank_conflicts_st,branch_uniformity_pct,achieved_occupancy_pct,dram_bytes_read,"
-         "active_threads_per_inst\n";
+         "active_threads_per_inst,warp_instructions\n";
   for (const step_counters& c : rows) {
     out << csv_escape(c.step_name) << ',' << csv_escape(c.kernel) << ',' << counter_field(c.bank_conflicts_ld, 0) << ','
         << counter_field(c.bank_conflicts_st, 0) << ',' << counter_field(c.branch_uniformity_pct, 2) << ','
         << counter_field(c.achieved_occupancy_pct, 2) << ',' << counter_field(c.dram_bytes_read, 0) << ','
-        << counter_field(c.active_threads_per_inst, 2) << '\n';
+        << counter_field(c.active_threads_per_inst, 2) << ',' << counter_field(c.warp_instructions, 0) << '\n';
   }
 }
 

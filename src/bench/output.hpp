@@ -21,7 +21,7 @@ void write_csv(std::ostream& out, const std::vector<measurement>& rows);
 void write_json(std::ostream& out, const run_record& run);
 
 // Columns: step,kernel,bank_conflicts_ld,bank_conflicts_st,branch_uniformity_pct,
-// achieved_occupancy_pct,dram_bytes_read,active_threads_per_inst.
+// achieved_occupancy_pct,dram_bytes_read,active_threads_per_inst,warp_instructions.
 void write_counters_csv(std::ostream& out, const std::vector<step_counters>& rows);
 
 // The same, to a file. Throws warpfold::error when the file cannot be written.

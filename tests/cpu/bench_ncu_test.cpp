@@ -26,12 +26,13 @@ std::string row(int id, const std::string& kernel, const std::string& metric, co
 
 std::string kernel_rows(int id, const std::string& kernel, const std::string& ld, const std::string& st,
                         const std::string& uniform, const std::string& occupancy, const std::string& dram,
-                        const std::string& threads) {
+                        const std::string& threads, const std::string& insts) {
   return row(id, kernel, wb::metric_dram_bytes_read, "byte", dram) +
          row(id, kernel, wb::metric_bank_conflicts_ld, "", ld) + row(id, kernel, wb::metric_bank_conflicts_st, "", st) +
          row(id, kernel, wb::metric_achieved_occupancy, "%", occupancy) +
          row(id, kernel, wb::metric_branch_uniformity, "%", uniform) +
-         row(id, kernel, wb::metric_active_threads_per_inst, "", threads);
+         row(id, kernel, wb::metric_active_threads_per_inst, "", threads) +
+         row(id, kernel, wb::metric_warp_instructions, "inst", insts);
 }
 
 const std::string step1 =
@@ -50,11 +51,12 @@ std::string sample() {
          "==PROF== Disconnected from process 4242\n"
          "some program output on stdout\n" +
          std::string(header) +
-         kernel_rows(0, "void fill_kernel<int>(int *, long, unsigned long)", "0", "0", "100", "90", "0", "32") +
-         kernel_rows(1, step1, "0", "0", "85.12", "93.5", "536,870,912", "9.87") +
-         kernel_rows(2, step2, "12,345,678", "4,194,304", "100", "94.25", "536,870,976", "24.5") +
-         kernel_rows(3, finish, "10", "2", "99", "12.5", "2,097,152", "3.25") +
-         kernel_rows(4, step3, "0", "0", "100", "n/a", "536,870,912", "n/a") + "==PROF== Report: done\n";
+         kernel_rows(0, "void fill_kernel<int>(int *, long, unsigned long)", "0", "0", "100", "90", "0", "32",
+                     "1,048,576") +
+         kernel_rows(1, step1, "0", "0", "85.12", "93.5", "536,870,912", "9.87", "98,566,144") +
+         kernel_rows(2, step2, "12,345,678", "4,194,304", "100", "94.25", "536,870,976", "24.5", "37,748,736") +
+         kernel_rows(3, finish, "10", "2", "99", "12.5", "2,097,152", "3.25", "196,608") +
+         kernel_rows(4, step3, "0", "0", "100", "n/a", "536,870,912", "n/a", "n/a") + "==PROF== Report: done\n";
 }
 
 }  // namespace
@@ -84,7 +86,8 @@ TEST(ParseNcuCsv, OneEntryPerKernelInLaunchOrder) {
   EXPECT_EQ(kernels[2].metrics.at(wb::metric_dram_bytes_read), 536870976.0);
   EXPECT_EQ(kernels[1].metrics.at(wb::metric_branch_uniformity), 85.12);
   EXPECT_EQ(kernels[1].metrics.at(wb::metric_active_threads_per_inst), 9.87);
-  EXPECT_EQ(kernels[1].metrics.size(), 6u);
+  EXPECT_EQ(kernels[1].metrics.at(wb::metric_warp_instructions), 98566144.0);
+  EXPECT_EQ(kernels[1].metrics.size(), 7u);
   EXPECT_TRUE(std::isnan(kernels[4].metrics.at(wb::metric_achieved_occupancy)));
 }
 
@@ -119,6 +122,7 @@ TEST(CountersByStep, SumsCountsOverTheStepsKernelsAndKeepsTheMainKernelsPercenta
   EXPECT_EQ(steps[0].branch_uniformity_pct, 85.12);  // divergence shows
   EXPECT_EQ(steps[0].dram_bytes_read, 536870912.0);
   EXPECT_EQ(steps[0].active_threads_per_inst, 9.87);  // idle lanes show
+  EXPECT_EQ(steps[0].warp_instructions, 98566144.0);
 
   EXPECT_EQ(steps[1].step_name, "2-strided-index");
   EXPECT_EQ(steps[1].kernel, "step2_interleaved_bank_conflicts+reduce_partials_in_one_block");
@@ -128,31 +132,34 @@ TEST(CountersByStep, SumsCountsOverTheStepsKernelsAndKeepsTheMainKernelsPercenta
   EXPECT_EQ(steps[1].achieved_occupancy_pct, 94.25);  // the main kernel's, not the finisher's 12.5
   EXPECT_EQ(steps[1].branch_uniformity_pct, 100.0);
   EXPECT_EQ(steps[1].active_threads_per_inst, 24.5);  // the main kernel's, not the finisher's 3.25
+  EXPECT_EQ(steps[1].warp_instructions, 37748736.0);  // the main kernel's, not summed with the finisher's
 
   EXPECT_EQ(steps[2].step_name, "3-sequential");
   EXPECT_EQ(steps[2].bank_conflicts_ld, 0.0);
   EXPECT_TRUE(std::isnan(steps[2].achieved_occupancy_pct));
   EXPECT_TRUE(std::isnan(steps[2].active_threads_per_inst));
+  EXPECT_TRUE(std::isnan(steps[2].warp_instructions));
 }
 
 TEST(CountersByStep, RelaunchedStepJoinsItsGroup) {
   const std::string step5 = "void warpfold::ladder::step5_unroll_last_warp<int, X>(const T1 *, long, T2)";
-  std::istringstream in(std::string(header) + kernel_rows(0, step5, "5", "1", "97", "90", "1,000", "30.5") +
-                        kernel_rows(1, step5, "3", "1", "95", "20", "24", "4"));
+  std::istringstream in(std::string(header) + kernel_rows(0, step5, "5", "1", "97", "90", "1,000", "30.5", "5,000") +
+                        kernel_rows(1, step5, "3", "1", "95", "20", "24", "4", "70"));
   const std::vector<wb::step_counters> steps = wb::counters_by_step(wb::parse_ncu_csv(in));
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].bank_conflicts_ld, 8.0);
   EXPECT_EQ(steps[0].dram_bytes_read, 1024.0);
   EXPECT_EQ(steps[0].achieved_occupancy_pct, 90.0);
   EXPECT_EQ(steps[0].active_threads_per_inst, 30.5);
+  EXPECT_EQ(steps[0].warp_instructions, 5000.0);  // the relaunch is a finisher: not added
   EXPECT_EQ(steps[0].kernel, "step5_unroll_last_warp");
 }
 
-TEST(CounterMetricList, HasTheSixMetrics) {
+TEST(CounterMetricList, HasTheSevenMetrics) {
   EXPECT_EQ(wb::counter_metric_list(),
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,"
             "smsp__sass_average_branch_targets_threads_uniform.pct,"
             "sm__warps_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,"
-            "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio");
+            "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio,smsp__inst_executed.sum");
 }

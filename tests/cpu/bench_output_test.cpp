@@ -172,6 +172,7 @@ TEST(Json, CarriesCountersWithNullForMissingValues) {
   c.achieved_occupancy_pct = NAN;
   c.dram_bytes_read = 536870912;
   c.active_threads_per_inst = 24.75;
+  c.warp_instructions = 37748736;
   run.counters = {c};
   run.counters_dtype = "i32";
   run.counters_n = 1 << 27;
@@ -184,6 +185,7 @@ TEST(Json, CarriesCountersWithNullForMissingValues) {
   EXPECT_EQ(s["bank_conflicts_ld"], 123456.0);
   EXPECT_TRUE(s["achieved_occupancy_pct"].is_null());
   EXPECT_EQ(s["active_threads_per_inst"], 24.75);
+  EXPECT_EQ(s["warp_instructions"], 37748736.0);
   EXPECT_EQ(doc["counters"]["n"], 1 << 27);
 }
 
@@ -197,18 +199,21 @@ TEST(CountersCsv, HeaderAndValues) {
   c.achieved_occupancy_pct = 91.25;
   c.dram_bytes_read = NAN;
   c.active_threads_per_inst = 9.87;
+  c.warp_instructions = 98566144;
   wb::step_counters missing = c;
   missing.active_threads_per_inst = NAN;
+  missing.warp_instructions = NAN;
   std::ostringstream out;
   wb::write_counters_csv(out, {c, missing});
   const auto rows = parse_csv(out.str());
   ASSERT_EQ(rows.size(), 3u);
-  // The older columns keep their order; the new one comes last.
+  // The older columns keep their order; new ones come last.
   EXPECT_EQ(rows[0], (std::vector<std::string>{"step", "kernel", "bank_conflicts_ld", "bank_conflicts_st",
                                                "branch_uniformity_pct", "achieved_occupancy_pct", "dram_bytes_read",
-                                               "active_threads_per_inst"}));
+                                               "active_threads_per_inst", "warp_instructions"}));
   EXPECT_EQ(rows[1], (std::vector<std::string>{"1-interleaved", "step1_interleaved_divergent", "0", "0", "87.50",
-                                               "91.25", "", "9.87"}));
+                                               "91.25", "", "9.87", "98566144"}));
+  EXPECT_EQ(rows[2][8], "");
   EXPECT_EQ(rows[2].back(), "");
 }
 

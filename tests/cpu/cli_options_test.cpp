@@ -132,6 +132,8 @@ TEST(Options, HelpExplainsEveryBenchOption) {
   EXPECT_NE(cmd.help_text.find("interleaved across implementations"), std::string::npos);
   EXPECT_NE(cmd.help_text.find("active threads per warp instruction"), std::string::npos);  // --counters
   EXPECT_NE(cmd.help_text.find("active_threads_per_inst"), std::string::npos);               // --counters-csv
+  EXPECT_NE(cmd.help_text.find("warp-level instructions executed"), std::string::npos);      // --counters
+  EXPECT_NE(cmd.help_text.find("active_threads_per_inst,warp_instructions"), std::string::npos);  // --counters-csv
   EXPECT_EQ(cmd.help_text.find("ncu-target"), std::string::npos);
 }
 
@@ -173,7 +175,7 @@ TEST(Counters, NcuCommandLine) {
       "/usr/bin/ncu", "--clock-control", "none", "--csv", "--print-units", "base", "--metrics",
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,"
       "smsp__sass_average_branch_targets_threads_uniform.pct,sm__warps_active.avg.pct_of_peak_sustained_active,"
-      "dram__bytes_read.sum,smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
+      "dram__bytes_read.sum,smsp__thread_inst_executed_pred_on_per_inst_executed.ratio,smsp__inst_executed.sum",
       "/x/warpfold", "ncu-target", "--n", "134217728", "--dtype", "i32", "--finisher", "last-block", "--block-size",
       "128", "--device", "1", "--impl", "1", "--impl", "2"};
   EXPECT_EQ(words, want);
