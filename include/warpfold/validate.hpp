@@ -20,31 +20,14 @@ inline void require_non_negative(std::int64_t n, const char* api) {
 // True for memory that a kernel on the current device may read: device allocations and
 // managed memory. Host memory (pageable or pinned) is rejected: reading it from a kernel is
 // either illegal or silently slow, and a reduction library should say so.
-//
-// The query costs about 0.15 us, a few percent of a small reduction, and callers pass the
-// same buffers again and again, so each thread remembers the last few pointers that were
-// device memory and skips the query for them. Only positive answers are remembered: a host
-// pointer is always asked about. A remembered address that was freed and reused can only be
-// a new device allocation or pinned host memory, which kernels can also read, or unmapped
-// memory, which faults and surfaces as a cuda_error; never a silent wrong answer.
 inline bool is_device_accessible(const void* p) {
-  constexpr int remembered = 4;
-  thread_local const void* recent[remembered] = {};
-  thread_local int next_slot = 0;
-  for (const void* known : recent)
-    if (known == p) return true;
   cudaPointerAttributes attributes{};
   cudaError_t status = cudaPointerGetAttributes(&attributes, p);
   if (status != cudaSuccess) {
     (void)cudaGetLastError();  // clear the sticky-free error so later calls do not see it
     return false;
   }
-  const bool device = attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
-  if (device) {
-    recent[next_slot] = p;
-    next_slot = (next_slot + 1) % remembered;
-  }
-  return device;
+  return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
 }
 
 // The checks every reduction input gets: size, null, and that it lives on the device.
