@@ -116,15 +116,4 @@ bool timing_session::finish() {
   return true;
 }
 
-timed_result time_implementation(implementation& impl, input_pool& pool, const timing_options& options,
-                                 cudaStream_t stream) {
-  timing_session session(impl, pool, options, stream);
-  if (session.start()) {
-    for (int t = 0; t < options.trials; ++t)
-      if (!session.trial()) break;
-    session.finish();
-  }
-  return session.result();
-}
-
 }  // namespace warpfold::bench

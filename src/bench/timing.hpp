@@ -78,10 +78,6 @@ class timing_session {
   timed_result result_;
 };
 
-// All stages back to back: one implementation timed on its own.
-timed_result time_implementation(implementation& impl, input_pool& pool, const timing_options& options,
-                                 cudaStream_t stream);
-
 // Kernel launches one call of `impl` makes, counted by capturing one call into a CUDA graph.
 // nullopt when the call cannot be captured. The stream must not be the legacy default stream.
 std::optional<int> count_launches_by_capture(implementation& impl, const void* d_in, std::int64_t n,

@@ -28,12 +28,4 @@ int resident_blocks(Kernel kernel, int block_size, std::size_t dynamic_shared_by
   return std::max(1, sm_count * blocks_per_sm);
 }
 
-// Grid for a grid-stride kernel: enough blocks to give each thread `min_items` elements,
-// capped at one resident wave.
-template <typename Kernel>
-std::int64_t brent_grid_size(Kernel kernel, int block_size, std::int64_t n, std::int64_t min_items_per_thread) {
-  const std::int64_t wanted = std::max<std::int64_t>(1, ceil_div(n, block_size * min_items_per_thread));
-  return std::min<std::int64_t>(wanted, resident_blocks(kernel, block_size));
-}
-
 }  // namespace warpfold::blocks
