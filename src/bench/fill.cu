@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "bench/dtype_types.hpp"
 #include "bench/gpu.hpp"
 #include "warpfold/error.hpp"
 
@@ -66,13 +67,7 @@ void launch_fill(void* d_data, std::int64_t count, std::uint64_t seed, cudaStrea
 }  // namespace
 
 void fill_varied(dtype type, void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream) {
-  switch (type) {
-    case dtype::i32: return launch_fill<std::int32_t>(d_data, count, seed, stream);
-    case dtype::f32: return launch_fill<float>(d_data, count, seed, stream);
-    case dtype::f64: return launch_fill<double>(d_data, count, seed, stream);
-    case dtype::f16: return launch_fill<__half>(d_data, count, seed, stream);
-    case dtype::bf16: return launch_fill<__nv_bfloat16>(d_data, count, seed, stream);
-  }
+  visit_dtype(type, [&](auto tag) { launch_fill<typename decltype(tag)::type>(d_data, count, seed, stream); });
 }
 
 }  // namespace warpfold::bench

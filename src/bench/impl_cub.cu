@@ -14,6 +14,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "bench/dtype_types.hpp"
 #include "bench/implementation.hpp"
 #include "warpfold/detail/buffer.hpp"
 #include "warpfold/error.hpp"
@@ -88,14 +89,9 @@ class cub_impl final : public implementation {
 }  // namespace
 
 std::unique_ptr<implementation> make_cub(dtype t) {
-  switch (t) {
-    case dtype::i32: return std::make_unique<cub_impl<std::int32_t>>();
-    case dtype::f32: return std::make_unique<cub_impl<float>>();
-    case dtype::f64: return std::make_unique<cub_impl<double>>();
-    case dtype::f16: return std::make_unique<cub_impl<__half>>();
-    case dtype::bf16: return std::make_unique<cub_impl<__nv_bfloat16>>();
-  }
-  throw invalid_argument("cub: unsupported dtype");
+  return visit_dtype(t, [](auto tag) -> std::unique_ptr<implementation> {
+    return std::make_unique<cub_impl<typename decltype(tag)::type>>();
+  });
 }
 
 }  // namespace warpfold::bench

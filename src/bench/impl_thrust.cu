@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bench/dtype_types.hpp"
 #include "bench/implementation.hpp"
 #include "warpfold/error.hpp"
 
@@ -68,14 +69,9 @@ class thrust_impl final : public implementation {
 }  // namespace
 
 std::unique_ptr<implementation> make_thrust(dtype t) {
-  switch (t) {
-    case dtype::i32: return std::make_unique<thrust_impl<std::int32_t>>();
-    case dtype::f32: return std::make_unique<thrust_impl<float>>();
-    case dtype::f64: return std::make_unique<thrust_impl<double>>();
-    case dtype::f16: return std::make_unique<thrust_impl<__half>>();
-    case dtype::bf16: return std::make_unique<thrust_impl<__nv_bfloat16>>();
-  }
-  throw invalid_argument("thrust: unsupported dtype");
+  return visit_dtype(t, [](auto tag) -> std::unique_ptr<implementation> {
+    return std::make_unique<thrust_impl<typename decltype(tag)::type>>();
+  });
 }
 
 }  // namespace warpfold::bench

@@ -10,6 +10,8 @@
 
 #if WARPFOLD_BENCH_PRODUCTION
 
+#include "bench/dtype_types.hpp"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -61,14 +63,9 @@ class warpfold_impl final : public implementation {
 };
 
 std::unique_ptr<implementation> make_warpfold(dtype t) {
-  switch (t) {
-    case dtype::i32: return std::make_unique<warpfold_impl<std::int32_t>>();
-    case dtype::f32: return std::make_unique<warpfold_impl<float>>();
-    case dtype::f64: return std::make_unique<warpfold_impl<double>>();
-    case dtype::f16: return std::make_unique<warpfold_impl<__half>>();
-    case dtype::bf16: return std::make_unique<warpfold_impl<__nv_bfloat16>>();
-  }
-  throw invalid_argument("warpfold: unsupported dtype");
+  return visit_dtype(t, [](auto tag) -> std::unique_ptr<implementation> {
+    return std::make_unique<warpfold_impl<typename decltype(tag)::type>>();
+  });
 }
 
 }  // namespace
