@@ -52,6 +52,30 @@ struct atomic_add_to_result {
   }
 };
 
+// The arrival counter behind every one-pass finish. Thread 0 takes a ticket from `counter`;
+// the holder of ticket expected - 1 is the last of `expected` arrivals, knows that everyone
+// else's partials are written, and resets the counter for the next launch (so no memset and
+// no second kernel is ever needed). Call from thread 0 only, after the caller's partials
+// are written and fenced.
+WARPFOLD_DEVICE bool take_last_ticket(unsigned int* counter, unsigned int expected) {
+  const unsigned int ticket = atomicAdd(counter, 1u);
+  const bool last = ticket == expected - 1;
+  if (last) *counter = 0u;  // every other arrival has counted already
+  return last;
+}
+
+// For blocks whose threads all wrote partials: each thread fences its own writes, then the
+// block takes one ticket. Every thread calls it; all get the same answer.
+WARPFOLD_DEVICE bool block_arrives_last(unsigned int* counter, unsigned int expected) {
+  __shared__ bool is_last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) is_last = take_last_ticket(counter, expected);
+  __syncthreads();
+  if (is_last) __threadfence();  // pairs with the writers' fences
+  return is_last;
+}
+
 // One-pass finish: every block stores its partial, then takes a ticket from a counter; the
 // block that draws the last ticket knows all partials are written and combines them.
 // __threadfence() before the ticket makes the partial visible device-wide before the count
@@ -64,8 +88,7 @@ WARPFOLD_DEVICE bool last_block_combines(T block_value, T* partials, unsigned in
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = block_value;
     __threadfence();
-    const unsigned int ticket = atomicAdd(arrivals, 1u);
-    is_last_block = ticket == gridDim.x - 1;
+    is_last_block = take_last_ticket(arrivals, gridDim.x);
   }
   __syncthreads();
   if (!is_last_block) return false;
@@ -76,7 +99,6 @@ WARPFOLD_DEVICE bool last_block_combines(T block_value, T* partials, unsigned in
     acc = op(acc, load_from_other_blocks(partials + i));
   acc = block_reduce(acc, op);
   if (threadIdx.x != 0) return false;
-  *arrivals = 0u;
   total = acc;
   return true;
 }

@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "warpfold/error.hpp"
 
@@ -26,6 +29,24 @@ int resident_blocks(Kernel kernel, int block_size, std::size_t dynamic_shared_by
   WARPFOLD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block_size,
                                                                     dynamic_shared_bytes));
   return std::max(1, sm_count * blocks_per_sm);
+}
+
+// The same, per SM, for the device that the caller names; asked once per (kernel, block size,
+// device) and then remembered, because the occupancy query costs more than a launch's
+// arithmetic.
+template <typename Kernel>
+int blocks_per_sm(Kernel kernel, int block_size, int device) {
+  static std::mutex guard;
+  static std::map<std::tuple<const void*, int, int>, int> known;
+  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), block_size, device);
+  std::lock_guard<std::mutex> lock(guard);
+  auto found = known.find(key);
+  if (found != known.end()) return found->second;
+  int blocks = 0;
+  WARPFOLD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_size, 0));
+  blocks = std::max(1, blocks);
+  known.emplace(key, blocks);
+  return blocks;
 }
 
 }  // namespace warpfold::blocks

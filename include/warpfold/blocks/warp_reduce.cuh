@@ -37,4 +37,14 @@ WARPFOLD_DEVICE T warp_reduce(T value, Op op) {
   return value;
 }
 
+// The same within aligned groups of `group_size` lanes (a power of two up to 32), so that one
+// warp reduces 32 / group_size short rows at once. All 32 lanes call it; the result is valid
+// in the first lane of each group. Lanes near a group's end also read the next group's
+// values, but only lanes whose partners stay inside their own group feed the first lane.
+template <typename T, typename Op>
+WARPFOLD_DEVICE T group_reduce(T value, Op op, int group_size) {
+  for (int delta = group_size / 2; delta > 0; delta /= 2) value = op(value, shuffle_down(value, delta));
+  return value;
+}
+
 }  // namespace warpfold::blocks

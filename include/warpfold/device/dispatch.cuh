@@ -4,7 +4,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 
 #include "warpfold/blocks/grid.cuh"
@@ -13,26 +12,6 @@
 #include "warpfold/error.hpp"
 
 namespace warpfold::device {
-
-// Blocks of `kernel` that fit on one SM at `block_size` threads, asked once per device and
-// launch shape.
-template <typename Kernel>
-int blocks_per_sm(Kernel kernel, int block_size, int device) {
-  static std::atomic<int> cache[64][2];  // a benign race: every writer stores the same value
-  auto ask = [&] {
-    int blocks = 0;
-    WARPFOLD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_size, 0));
-    return std::max(1, blocks);
-  };
-  if (device < 0 || device >= 64) return ask();
-  std::atomic<int>& slot = cache[device][block_size > 512 ? 1 : 0];
-  int blocks = slot.load(std::memory_order_relaxed);
-  if (blocks == 0) {
-    blocks = ask();
-    slot.store(blocks, std::memory_order_relaxed);
-  }
-  return blocks;
-}
 
 struct launch_shape {
   std::int64_t grid;
@@ -47,10 +26,10 @@ launch_shape launch_shape_for(std::int64_t n, Kernel kernel, int device, int sm_
   const std::int64_t bytes = n * std::int64_t(sizeof(T));
   if (bytes <= Policy::single_block_max_bytes) return {1, Policy::block_size};
   if (bytes >= Policy::large_input_bytes) {
-    const int per_sm = std::min(Policy::large_blocks_per_sm, blocks_per_sm(kernel, Policy::large_block_size, device));
+    const int per_sm = std::min(Policy::large_blocks_per_sm, blocks::blocks_per_sm(kernel, Policy::large_block_size, device));
     return {std::min<std::int64_t>(std::int64_t(sm_count) * per_sm, workspace::max_blocks), Policy::large_block_size};
   }
-  const std::int64_t wave = std::int64_t(sm_count) * blocks_per_sm(kernel, Policy::block_size, device);
+  const std::int64_t wave = std::int64_t(sm_count) * blocks::blocks_per_sm(kernel, Policy::block_size, device);
   const std::int64_t per_block = std::int64_t(Policy::block_size) * Policy::min_vectors_per_thread * blocks::vector16<T>::size;
   return {std::max<std::int64_t>(1, std::min<std::int64_t>({wave, std::int64_t(workspace::max_blocks), blocks::ceil_div(n, per_block)})),
           Policy::block_size};

@@ -47,16 +47,21 @@ struct workspace {
   }
 };
 
-// The workspace for the current device and `stream`, created on first use.
-inline workspace& workspace_for(cudaStream_t stream) {
+// One Workspace per (current device, `stream`), created on first use by
+// Workspace(device ordinal). Workspaces live until the program ends.
+template <typename Workspace>
+Workspace& per_device_and_stream(cudaStream_t stream) {
   static std::mutex guard;
-  static std::map<std::pair<int, cudaStream_t>, std::unique_ptr<workspace>> workspaces;
+  static std::map<std::pair<int, cudaStream_t>, std::unique_ptr<Workspace>> workspaces;
   int device = 0;
   WARPFOLD_CUDA_CHECK(cudaGetDevice(&device));
   std::lock_guard<std::mutex> lock(guard);
-  std::unique_ptr<workspace>& slot = workspaces[{device, stream}];
-  if (!slot) slot = std::make_unique<workspace>(device);
+  std::unique_ptr<Workspace>& slot = workspaces[{device, stream}];
+  if (!slot) slot = std::make_unique<Workspace>(device);
   return *slot;
 }
+
+// The production reduce's workspace for the current device and `stream`.
+inline workspace& workspace_for(cudaStream_t stream) { return per_device_and_stream<workspace>(stream); }
 
 }  // namespace warpfold::device

@@ -1,0 +1,174 @@
+// Axis reductions of N-D arrays, host side: declarations only, so that plain C++ can call
+// them. The definitions are in <warpfold/axes.cuh>; the project compiles every op x type
+// of the production reduce once, in src/axis/.
+//
+// The input is a row-major (C-contiguous) array of rank 0 to 8. Any set of its axes is
+// reduced, like torch.sum(x, dim) or numpy.sum(x, axis):
+//
+//   // x is 4096 x 16 floats on the device
+//   std::vector<float> rows = warpfold::sum_axes(d_x, {4096, 16}, {1});   // 4096 row sums
+//   warpfold::max_axes(d_x, {4096, 16}, {0}, d_out, 16, stream);          // 16 column maxima, async
+//
+// - The output is row-major over the kept axes, in their order. Keeping the reduced axes
+//   as size 1 (keepdims) changes only the reported shape, not the memory: see
+//   reduced_shape().
+// - Negative axes count from the end (-1 is the last). An empty axis set reduces nothing
+//   (each output is its one input, converted to the accumulator type); every axis reduces
+//   everything, as warpfold::sum does.
+// - Output and accumulator types follow the production reduce (accumulator.hpp): sums of
+//   int32 are int64, of half are float; argmin/argmax give value_index, whose index counts
+//   in the reduced axes only, row-major (torch.argmax(x, dim) for one axis).
+// - An output whose reduced axes are empty holds the op's identity (index -1 for argmin and
+//   argmax), as warpfold::sum of n = 0 does.
+// - Every call is one kernel launch. Float results are bitwise identical run to run.
+// - The asynchronous forms allocate and synchronize only on the first call for a device and
+//   stream (the workspace); after that they only enqueue, so they can be captured in a
+//   CUDA graph. The blocking forms return a std::vector on the host.
+//
+// Errors (warpfold::invalid_argument; nothing is launched or written): a rank above 8, a
+// negative extent, an axis out of range, a duplicate axis, a shape whose element count
+// overflows int64, a null or host pointer, and an output capacity smaller than the output.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "warpfold/accumulator.hpp"
+#include "warpfold/error.hpp"
+#include "warpfold/ops.hpp"
+
+namespace warpfold {
+
+inline constexpr int max_rank = 8;
+
+// A row-major array's extents: shape{} is a scalar, shape{4096, 16} a 4096 x 16 matrix.
+class shape {
+ public:
+  shape() = default;
+  shape(std::initializer_list<std::int64_t> extents) { assign(extents.begin(), extents.end()); }
+  explicit shape(const std::vector<std::int64_t>& extents) { assign(extents.begin(), extents.end()); }
+
+  int rank() const { return rank_; }
+  std::int64_t operator[](int axis) const { return extents_[axis]; }
+  const std::int64_t* begin() const { return extents_.data(); }
+  const std::int64_t* end() const { return extents_.data() + rank_; }
+  // The product of the extents (1 for a scalar). Reductions check it for overflow first.
+  std::int64_t elements() const {
+    std::int64_t n = 1;
+    for (int a = 0; a < rank_; ++a) n *= extents_[a];
+    return n;
+  }
+  std::string to_string() const {
+    std::string text = "(";
+    for (int a = 0; a < rank_; ++a) text += (a ? ", " : "") + std::to_string(extents_[a]);
+    return text + (rank_ == 1 ? ",)" : ")");
+  }
+  friend bool operator==(const shape& a, const shape& b) {
+    return a.rank_ == b.rank_ && std::equal(a.begin(), a.end(), b.begin());
+  }
+  friend bool operator!=(const shape& a, const shape& b) { return !(a == b); }
+
+ private:
+  template <typename It>
+  void assign(It first, It last) {
+    for (; first != last; ++first) {
+      if (rank_ == max_rank)
+        throw invalid_argument("warpfold::shape: rank above " + std::to_string(max_rank) + " is not supported");
+      extents_[rank_++] = *first;
+    }
+  }
+  std::array<std::int64_t, max_rank> extents_{};
+  int rank_ = 0;
+};
+
+// The axes to reduce, in any order; negative ones count from the end.
+class axes {
+ public:
+  axes() = default;
+  axes(std::initializer_list<int> list) : list_(list) {}
+  explicit axes(std::vector<int> list) : list_(std::move(list)) {}
+  const std::vector<int>& list() const { return list_; }
+
+ private:
+  std::vector<int> list_;
+};
+
+// The output's shape: the kept axes in order, or with the reduced ones as 1 (keep_dims).
+// Throws invalid_argument for the same bad axes as the reductions do.
+inline shape reduced_shape(const shape& in, const axes& reduce, bool keep_dims = false);
+
+// argmin/argmax accumulate (value, index); every other op its accumulator type.
+template <typename Op>
+inline constexpr bool is_arg_op_v = std::is_same_v<Op, op::argmin> || std::is_same_v<Op, op::argmax>;
+template <typename Op, typename T>
+using axis_result_t = std::conditional_t<is_arg_op_v<Op>, arg_result_t<T>, accumulator_t<Op, T>>;
+
+// Asynchronous: writes reduced_shape(in, reduce).elements() values to d_out, which holds
+// out_capacity of them.
+template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
+void reduce_axes(const T* d_in, const shape& in, const axes& reduce, Acc* d_out, std::int64_t out_capacity,
+                 cudaStream_t stream);
+// Blocking: returns the output on the host.
+template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
+std::vector<Acc> reduce_axes(const T* d_in, const shape& in, const axes& reduce, cudaStream_t stream = nullptr);
+
+// Segmented reduce, as cub::DeviceSegmentedReduce: output i reduces d_in[d_begin[i] ..
+// d_end[i]) (an empty segment when end <= begin). The offset arrays live in device memory;
+// argmin/argmax indices count from the segment's begin.
+template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
+void reduce_segments(const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end, std::int64_t segments,
+                     Acc* d_out, cudaStream_t stream);
+template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
+std::vector<Acc> reduce_segments(const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end,
+                                 std::int64_t segments, cudaStream_t stream = nullptr);
+
+// Fixed-size segments: output i reduces d_in[i * segment_size .. (i + 1) * segment_size).
+// The same as reduce_axes over shape{segments, segment_size}, axes{1}.
+template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
+void reduce_fixed_segments(const T* d_in, std::int64_t segments, std::int64_t segment_size, Acc* d_out,
+                           cudaStream_t stream) {
+  reduce_axes<Op, T, Acc>(d_in, shape{segments, segment_size}, axes{1}, d_out, segments < 0 ? 0 : segments, stream);
+}
+template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
+std::vector<Acc> reduce_fixed_segments(const T* d_in, std::int64_t segments, std::int64_t segment_size,
+                                       cudaStream_t stream = nullptr) {
+  return reduce_axes<Op, T, Acc>(d_in, shape{segments, segment_size}, axes{1}, stream);
+}
+
+// One name per op: sum_axes, prod_axes, min_axes, max_axes, bit_and_axes, bit_or_axes,
+// bit_xor_axes, argmin_axes, argmax_axes.
+#define WARPFOLD_DECLARE_AXES_OP(name)                                                                        \
+  template <typename T>                                                                                      \
+  std::vector<axis_result_t<op::name, T>> name##_axes(const T* d_in, const shape& in, const axes& reduce,     \
+                                                      cudaStream_t stream = nullptr) {                       \
+    check_op_fits<op::name, T>();                                                                            \
+    return reduce_axes<op::name, T>(d_in, in, reduce, stream);                                               \
+  }                                                                                                          \
+  template <typename T>                                                                                      \
+  void name##_axes(const T* d_in, const shape& in, const axes& reduce, axis_result_t<op::name, T>* d_out,     \
+                   std::int64_t out_capacity, cudaStream_t stream) {                                         \
+    check_op_fits<op::name, T>();                                                                            \
+    reduce_axes<op::name, T>(d_in, in, reduce, d_out, out_capacity, stream);                                 \
+  }
+WARPFOLD_DECLARE_AXES_OP(sum)
+WARPFOLD_DECLARE_AXES_OP(prod)
+WARPFOLD_DECLARE_AXES_OP(min)
+WARPFOLD_DECLARE_AXES_OP(max)
+WARPFOLD_DECLARE_AXES_OP(bit_and)
+WARPFOLD_DECLARE_AXES_OP(bit_or)
+WARPFOLD_DECLARE_AXES_OP(bit_xor)
+WARPFOLD_DECLARE_AXES_OP(argmin)
+WARPFOLD_DECLARE_AXES_OP(argmax)
+#undef WARPFOLD_DECLARE_AXES_OP
+
+}  // namespace warpfold
+
+#include "warpfold/axis/plan.hpp"  // reduced_shape's definition (host code only)

@@ -1,0 +1,190 @@
+// Grid layer of the axis reductions: which kernel a plan gets, and how many blocks.
+//
+// - no kept axis: the production reduce's kernel (one output);
+// - rows of up to 2048 vectors and enough of them to fill the GPU: short_rows_kernel,
+//   with groups of lanes per row;
+// - longer rows, too few rows, or outputs of several runs: row_chunks_kernel, blocks per
+//   row, split further when there are fewer rows than resident blocks;
+// - kept innermost axis: columns_kernel, split along the rows when there are fewer column
+//   tiles than resident blocks.
+// Every case is one launch. Grids are at most one resident wave, with the work items spread
+// evenly over them (a grid of 512 for 1024 items, not 528).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "warpfold/axis/columns_kernel.cuh"
+#include "warpfold/axis/plan.hpp"
+#include "warpfold/axis/row_chunks_kernel.cuh"
+#include "warpfold/axis/segments_kernel.cuh"
+#include "warpfold/axis/short_rows_kernel.cuh"
+#include "warpfold/axis/workspace.hpp"
+#include "warpfold/blocks/grid.cuh"
+#include "warpfold/device/dispatch.cuh"
+#include "warpfold/device/reduce_kernel.cuh"
+#include "warpfold/device/reduce_policy.hpp"
+#include "warpfold/device/workspace.hpp"
+
+namespace warpfold::axis {
+
+// Thresholds, as data.
+struct axis_policy {
+  // A row of up to this many items (16-byte vectors, or elements when rows are unaligned)
+  // is one group's job, if there are at least rows_per_sm_for_groups rows per SM; otherwise
+  // blocks take rows. 2048 vectors is an 8192-float row: 64 loads per lane.
+  static constexpr std::int64_t max_group_row_items = 2048;
+  static constexpr std::int64_t rows_per_sm_for_groups = 32;
+  // Rows of at most this many items always go to groups: a block per row would idle.
+  static constexpr std::int64_t always_group_row_items = 32;
+  // A split row keeps at least this many bytes per block, so partials stay a small fraction
+  // of the traffic.
+  static constexpr std::int64_t min_chunk_bytes = 32 * 1024;
+  // A split column tile keeps at least this many rows per thread.
+  static constexpr std::int64_t min_rows_per_thread = 16;
+};
+
+inline int power_of_two_at_least(std::int64_t n, int cap) {
+  int p = 1;
+  while (p < n && p < cap) p *= 2;
+  return p;
+}
+
+inline int power_of_two_at_most(std::int64_t n) {
+  int p = 1;
+  while (2 * std::int64_t(p) <= n && p < (1 << 30)) p *= 2;
+  return p;
+}
+
+template <typename T>
+bool is_vector_aligned(const T* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % blocks::vector_bytes == 0;
+}
+
+// A grid of at most `wave` blocks that gives every block the same number of work items
+// (give or take one).
+inline std::int64_t balanced_grid(std::int64_t work, std::int64_t wave) {
+  if (work <= 0) return 1;
+  const std::int64_t rounds = blocks::ceil_div(work, wave);
+  return blocks::ceil_div(work, rounds);
+}
+
+template <typename T, typename Acc, typename Op, typename ToAcc>
+void launch_short_rows(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, const workspace& ws,
+                       cudaStream_t stream) {
+  constexpr int V = blocks::vector16<T>::size;
+  short_rows_shape shape{};
+  shape.rows = p.outputs;
+  shape.row_stride = p.kept.count ? p.kept.stride[0] : 0;
+  shape.row_length = p.run_length;
+  shape.vectorized = is_vector_aligned(in) && shape.row_length % V == 0 && shape.row_stride % V == 0;
+  const std::int64_t items = shape.vectorized ? shape.row_length / V : shape.row_length;
+  shape.group_size = power_of_two_at_least(items, blocks::warp_size);
+  const std::int64_t per_lane = blocks::ceil_div(items, shape.group_size);
+  shape.rows_in_flight = per_lane <= 1 ? 4 : per_lane <= 2 ? 2 : 1;
+
+  auto kernel = short_rows_kernel<T, Acc, Op, ToAcc>;
+  const std::int64_t rows_per_warp = std::int64_t(blocks::warp_size / shape.group_size) * shape.rows_in_flight;
+  const std::int64_t warps = blocks::ceil_div(shape.rows, rows_per_warp);
+  const std::int64_t work = blocks::ceil_div(warps, short_rows_block / blocks::warp_size);
+  const std::int64_t wave = std::int64_t(ws.sm_count) * blocks::blocks_per_sm(kernel, short_rows_block, ws.device);
+  kernel<<<static_cast<unsigned>(balanced_grid(work, wave)), short_rows_block, 0, stream>>>(in, shape, out, op, to_acc);
+  WARPFOLD_CHECK_LAUNCH();
+}
+
+template <typename T, typename Acc, typename Op, typename ToAcc>
+void launch_row_chunks(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, workspace& ws, cudaStream_t stream) {
+  auto kernel = row_chunks_kernel<T, Acc, Op, ToAcc>;
+  const std::int64_t wave = std::int64_t(ws.sm_count) * blocks::blocks_per_sm(kernel, row_chunks_block, ws.device);
+  std::int64_t chunks = 1;
+  if (p.outputs < wave && p.outputs <= workspace::counters) {
+    const std::int64_t per_output = p.runs.size() * p.run_length;
+    const std::int64_t by_size = std::max<std::int64_t>(1, per_output * std::int64_t(sizeof(T)) / axis_policy::min_chunk_bytes);
+    const std::int64_t by_partials = std::int64_t(workspace::partial_bytes / sizeof(Acc)) / p.outputs;
+    // Whole waves only: 16 rows of 17 chunks would be 272 items, one more round than 264.
+    chunks = std::max<std::int64_t>(1, std::min({wave / p.outputs, by_size, by_partials}));
+  }
+  const std::int64_t work = p.outputs * chunks;
+  kernel<<<static_cast<unsigned>(balanced_grid(work, wave)), row_chunks_block, 0, stream>>>(
+      in, p, chunks, out, reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get(), op, to_acc);
+  WARPFOLD_CHECK_LAUNCH();
+}
+
+template <typename T, typename Acc, typename Op, typename ToAcc>
+void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, workspace& ws, cudaStream_t stream) {
+  constexpr int V = blocks::vector16<T>::size;
+  columns_shape shape{};
+  shape.vectorized = is_vector_aligned(in) && p.columns % V == 0;
+  shape.items = shape.vectorized ? p.columns / V : p.columns;
+  // Tiles are narrow when there are many rows (32 items: 512 contiguous bytes per row, and
+  // more tiles, so fewer row splits and partials) and wide when there are few (16 rows of 4 M
+  // floats: 512 items, so each thread still gets min_rows_per_thread rows).
+  const std::int64_t row_groups = std::max<std::int64_t>(1, p.runs.size() / axis_policy::min_rows_per_thread);
+  const int widest = std::max(blocks::warp_size, power_of_two_at_most(std::max<std::int64_t>(1, columns_block / row_groups)));
+  shape.tile_items = power_of_two_at_least(shape.items, widest);
+  shape.tiles = blocks::ceil_div(shape.items, shape.tile_items);
+  shape.splits = 1;
+
+  auto kernel = columns_kernel<T, Acc, Op, ToAcc>;
+  const std::int64_t wave = std::int64_t(ws.sm_count) * blocks::blocks_per_sm(kernel, columns_block, ws.device);
+  const std::int64_t groups = p.kept.size() * shape.tiles;
+  if (groups < wave && groups <= workspace::counters) {
+    const std::int64_t rows_per_block = std::int64_t(columns_block / shape.tile_items) * axis_policy::min_rows_per_thread;
+    const std::int64_t by_rows = std::max<std::int64_t>(1, p.runs.size() / rows_per_block);
+    const std::int64_t tile_columns = std::int64_t(shape.tile_items) * (shape.vectorized ? V : 1);
+    const std::int64_t by_partials = std::int64_t(workspace::partial_bytes / sizeof(Acc)) / (groups * tile_columns);
+    shape.splits = std::max<std::int64_t>(1, std::min({wave / groups, by_rows, by_partials}));
+  }
+  const std::int64_t work = groups * shape.splits;
+  kernel<<<static_cast<unsigned>(balanced_grid(work, wave)), columns_block, 0, stream>>>(
+      in, p, shape, out, reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get(), op, to_acc);
+  WARPFOLD_CHECK_LAUNCH();
+}
+
+// Enqueues the whole reduction of plan p: one kernel, or none when there is no output.
+template <typename T, typename Acc, typename Op, typename ToAcc>
+void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, cudaStream_t stream) {
+  switch (p.kind) {
+    case plan_kind::nothing:
+      return;
+    case plan_kind::full:
+      device::launch_reduce<device::reduce_policy, T, Acc>(in, p.reduced, op, to_acc, device::store_result<Acc>{out},
+                                                           device::workspace_for(stream), stream);
+      return;
+    case plan_kind::rows: {
+      workspace& ws = workspace_for(stream);
+      constexpr int V = blocks::vector16<T>::size;
+      const bool aligned = is_vector_aligned(in) && p.run_length % V == 0;
+      const std::int64_t items = aligned ? p.run_length / V : p.run_length;
+      const bool one_run = p.runs.count == 0;
+      const bool many_rows = p.outputs >= std::int64_t(ws.sm_count) * axis_policy::rows_per_sm_for_groups;
+      if (one_run && (items <= axis_policy::always_group_row_items ||
+                      (items <= axis_policy::max_group_row_items && many_rows)))
+        launch_short_rows(in, p, out, op, to_acc, ws, stream);
+      else
+        launch_row_chunks(in, p, out, op, to_acc, ws, stream);
+      return;
+    }
+    case plan_kind::columns:
+      launch_columns(in, p, out, op, to_acc, workspace_for(stream), stream);
+      return;
+  }
+}
+
+// Segments by offsets: a warp each, at most one resident wave of blocks.
+template <typename T, typename Acc, typename Op, typename ToAcc>
+void launch_segments(const T* in, const std::int64_t* begins, const std::int64_t* ends, std::int64_t segments, Acc* out,
+                     Op op, ToAcc to_acc, cudaStream_t stream) {
+  if (segments == 0) return;
+  workspace& ws = workspace_for(stream);
+  auto kernel = segments_kernel<T, Acc, Op, ToAcc>;
+  const std::int64_t wave = std::int64_t(ws.sm_count) * blocks::blocks_per_sm(kernel, segments_block, ws.device);
+  const std::int64_t work = blocks::ceil_div(segments, segments_block / blocks::warp_size);
+  kernel<<<static_cast<unsigned>(balanced_grid(work, wave)), segments_block, 0, stream>>>(in, begins, ends, segments,
+                                                                                           out, op, to_acc);
+  WARPFOLD_CHECK_LAUNCH();
+}
+
+}  // namespace warpfold::axis

@@ -1,0 +1,92 @@
+// Long rows, or outputs made of several runs ([rows, R] along dim 1 for R from about 8K
+// floats up, or [R1, K, R2] over {0, 2}): a whole block per output, and, when there are too
+// few outputs to fill the GPU, several blocks per output.
+//
+// Each output's work is cut into `chunks` parts; work item (output, chunk) is one block's
+// job. A block streams its part with the production reduce's thread layer (16-byte loads at
+// any alignment), reduces it, and either writes the output (one chunk) or leaves a partial;
+// the last of the output's blocks to arrive combines the partials in chunk order. So sixteen
+// 16 MB rows still keep every SM busy, in one launch, with a fixed combine order.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "warpfold/axis/plan.hpp"
+#include "warpfold/blocks/block_reduce.cuh"
+#include "warpfold/blocks/finish.cuh"
+#include "warpfold/blocks/thread_reduce.cuh"
+
+namespace warpfold::axis {
+
+inline constexpr int row_chunks_block = 512;
+// Blocks run two per SM at up to 64 registers per thread (more spill), so each thread keeps
+// eight 16-byte loads in flight, where the production kernel's twice as many threads keep four.
+inline constexpr int row_loads_in_flight = 8;
+
+// Element i of a piece is element i + first of its output: argmin/argmax count in the
+// output's reduced elements, not in the piece.
+template <typename ToAcc>
+struct shift_index {
+  ToAcc to_acc;
+  std::int64_t first;
+  template <typename T>
+  WARPFOLD_DEVICE auto operator()(T x, std::int64_t i) const { return to_acc(x, i + first); }
+};
+
+// [begin, end) of chunk `c` of `chunks` over `length` elements, as even as possible and with
+// no product that could overflow.
+struct index_range {
+  std::int64_t begin, end;
+};
+WARPFOLD_HOST_DEVICE index_range chunk_of(std::int64_t length, std::int64_t chunks, std::int64_t c) {
+  const std::int64_t base = length / chunks, extra = length % chunks;
+  const std::int64_t begin = c * base + (c < extra ? c : extra);
+  return {begin, begin + base + (c < extra ? 1 : 0)};
+}
+
+template <typename T, typename Acc, typename Op, typename ToAcc>
+__global__ void __launch_bounds__(row_chunks_block, 2)
+    row_chunks_kernel(const T* in, plan p, std::int64_t chunks, Acc* out, Acc* partials, unsigned int* arrivals,
+                      Op op, ToAcc to_acc) {
+  const std::int64_t run = p.run_length;
+  const std::int64_t per_output = p.runs.size() * run;
+  const std::int64_t items = p.outputs * chunks;
+  for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
+    const std::int64_t output = item / chunks, chunk = item % chunks;
+    const T* base = in + p.kept.offset(output);
+
+    Acc acc = op.template identity<Acc>();
+    if (p.runs.count == 0) {
+      // One run: the output's blocks stride through it together, block c taking vectors
+      // c * 512 + t, (c + chunks) * 512 + t, ..., the production reduce's grid-stride order.
+      // At any moment they read one contiguous stretch, which DRAM serves best.
+      acc = blocks::thread_reduce_vectorized<row_loads_in_flight, blocks::streaming_vector_load>(
+          base, run, chunk * blockDim.x + threadIdx.x, chunks * blockDim.x, op, acc, to_acc);
+    } else {
+      // Several runs: block c takes the c-th of `chunks` equal pieces of their concatenation.
+      const index_range piece = chunk_of(per_output, chunks, chunk);
+      for (std::int64_t j = piece.begin / run; j * run < piece.end; ++j) {
+        const std::int64_t lo = std::max(piece.begin, j * run), hi = std::min(piece.end, (j + 1) * run);
+        acc = blocks::thread_reduce_vectorized<row_loads_in_flight, blocks::streaming_vector_load>(
+            base + p.runs.offset(j) + (lo - j * run), hi - lo, threadIdx.x, blockDim.x, op, acc,
+            shift_index<ToAcc>{to_acc, lo});
+      }
+    }
+    acc = blocks::block_reduce(acc, op);
+
+    if (chunks == 1) {
+      if (threadIdx.x == 0) out[output] = acc;
+      continue;
+    }
+    if (threadIdx.x == 0) partials[item] = acc;
+    if (!blocks::block_arrives_last(arrivals + output, static_cast<unsigned int>(chunks))) continue;
+    Acc total = op.template identity<Acc>();
+    for (std::int64_t c = threadIdx.x; c < chunks; c += blockDim.x)
+      total = op(total, blocks::load_from_other_blocks(partials + output * chunks + c));
+    total = blocks::block_reduce(total, op);
+    if (threadIdx.x == 0) out[output] = total;
+  }
+}
+
+}  // namespace warpfold::axis

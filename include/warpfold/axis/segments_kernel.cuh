@@ -1,0 +1,37 @@
+// Segments given by begin/end offsets in device memory (cub::DeviceSegmentedReduce's
+// contract): one warp per segment.
+//
+// The host cannot see the lengths without a copy back, so it cannot pick a team per
+// segment the way the axis kernels do. A warp is the compromise: for short segments it
+// wastes less than a block, and for long ones its 32 lanes still issue 16-byte loads with
+// four in flight. (Fixed-size segments are a [segments, size] axis reduction instead, which
+// picks its team from the size.)
+#pragma once
+
+#include <cstdint>
+
+#include "warpfold/blocks/thread_reduce.cuh"
+#include "warpfold/blocks/warp_reduce.cuh"
+
+namespace warpfold::axis {
+
+inline constexpr int segments_block = 256;
+
+template <typename T, typename Acc, typename Op, typename ToAcc>
+__global__ void __launch_bounds__(segments_block)
+    segments_kernel(const T* in, const std::int64_t* begins, const std::int64_t* ends, std::int64_t segments, Acc* out,
+                    Op op, ToAcc to_acc) {
+  const int lane = threadIdx.x % blocks::warp_size;
+  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / blocks::warp_size;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / blocks::warp_size;
+  for (std::int64_t segment = warp; segment < segments; segment += warps) {
+    const std::int64_t begin = begins[segment], end = ends[segment];
+    const std::int64_t length = end > begin ? end - begin : 0;
+    Acc acc = blocks::thread_reduce_vectorized<4, blocks::streaming_vector_load>(
+        in + begin, length, lane, blocks::warp_size, op, op.template identity<Acc>(), to_acc);
+    acc = blocks::warp_reduce(acc, op);
+    if (lane == 0) out[segment] = acc;
+  }
+}
+
+}  // namespace warpfold::axis

@@ -1,0 +1,119 @@
+// Rows of up to a few thousand contiguous elements, one output each ([rows, R] along dim 1
+// for R up to about 8K floats): a group of G lanes per row.
+//
+// Why groups: a 4-float row is one 16-byte vector, so a whole warp on it would leave 31
+// lanes idle, and one thread per 8K-float row would read 32 KB with no parallelism. G is the
+// row's vector count rounded up to a power of two, capped at a warp: G = 1 for 4 floats, 4
+// for 16, 16 for 64, 32 from 128 on. Neighbouring groups take neighbouring rows, so each
+// load instruction of a warp reads one contiguous stretch of memory, and the group's lanes
+// meet with log2(G) shuffles (blocks::group_reduce), without shared memory or barriers.
+//
+// Four 16-byte loads in flight per lane: across four rows when a row is one load per lane,
+// along the row when it is longer (rows_in_flight = 4, 2 or 1). Eight measured slower: the
+// extra registers spill at two 512-thread blocks per SM.
+#pragma once
+
+#include <cstdint>
+
+#include "warpfold/blocks/load.cuh"
+#include "warpfold/blocks/warp_reduce.cuh"
+
+namespace warpfold::axis {
+
+inline constexpr int short_rows_block = 512;
+inline constexpr int load_slots = 4;
+
+struct short_rows_shape {
+  std::int64_t rows;
+  std::int64_t row_stride;     // elements between row starts
+  std::int64_t row_length;     // R
+  bool vectorized;             // rows start 16-byte aligned and R is a multiple of a vector
+  int group_size;              // G
+  int rows_in_flight;          // 4, 2 or 1: the slots go across rows, then along them
+};
+
+// Folds one item (a 16-byte vector or one element) at position `item` of its row.
+template <typename Acc, typename T, typename Op, typename ToAcc>
+WARPFOLD_DEVICE void fold_item(Acc& acc, const blocks::vector16<T>& v, std::int64_t item, Op op, ToAcc to_acc) {
+  constexpr int per_vector = blocks::vector16<T>::size;
+#pragma unroll
+  for (int e = 0; e < per_vector; ++e) acc = op(acc, to_acc(v.items[e], item * per_vector + e));
+}
+
+template <typename T, typename Acc, typename Op, typename ToAcc>
+__global__ void __launch_bounds__(short_rows_block, 2)
+    short_rows_kernel(const T* in, short_rows_shape shape, Acc* out, Op op, ToAcc to_acc) {
+  const blocks::streaming_vector_load load;
+  const int lane = threadIdx.x % blocks::warp_size;
+  const int G = shape.group_size;
+  const int groups_per_warp = blocks::warp_size / G;
+  const int group = lane / G;
+  const int rank = lane % G;
+  const int U = shape.rows_in_flight;
+  const int slots_along_row = load_slots / U;
+  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / blocks::warp_size;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / blocks::warp_size;
+  const std::int64_t rows_per_step = std::int64_t(groups_per_warp) * U;
+  const std::int64_t items = shape.vectorized ? shape.row_length / blocks::vector16<T>::size : shape.row_length;
+  // Slot s reads row (first + (s % U) * groups_per_warp + group), item k + (s / U) * G:
+  // relative to the group's first row, an offset of (s % U) * row_step elements.
+  const std::int64_t row_step = std::int64_t(groups_per_warp) * shape.row_stride;
+
+  // The loop bound depends on the warp only, so every lane reaches group_reduce together.
+  for (std::int64_t first = warp * rows_per_step; first < shape.rows; first += warps * rows_per_step) {
+    const std::int64_t rows_left = shape.rows - first - group;  // this group's rows from here on
+    const T* row0 = in + (first + group) * shape.row_stride;
+    auto has_row = [&](int s) { return std::int64_t(s % U) * groups_per_warp < rows_left; };
+    Acc acc[load_slots];
+#pragma unroll
+    for (int s = 0; s < load_slots; ++s) acc[s] = op.template identity<Acc>();
+
+    for (std::int64_t k = rank; k < items; k += std::int64_t(G) * slots_along_row) {
+      if (shape.vectorized) {
+        blocks::vector16<T> v[load_slots];
+#pragma unroll
+        for (int s = 0; s < load_slots; ++s) {
+          const std::int64_t item = k + std::int64_t(s / U) * G;
+          if (has_row(s) && item < items) v[s] = load(row0 + (s % U) * row_step, item);
+        }
+#pragma unroll
+        for (int s = 0; s < load_slots; ++s) {
+          const std::int64_t item = k + std::int64_t(s / U) * G;
+          if (has_row(s) && item < items) fold_item(acc[s], v[s], item, op, to_acc);
+        }
+      } else {
+        T x[load_slots];
+#pragma unroll
+        for (int s = 0; s < load_slots; ++s) {
+          const std::int64_t item = k + std::int64_t(s / U) * G;
+          if (has_row(s) && item < items) x[s] = row0[(s % U) * row_step + item];
+        }
+#pragma unroll
+        for (int s = 0; s < load_slots; ++s) {
+          const std::int64_t item = k + std::int64_t(s / U) * G;
+          if (has_row(s) && item < items) acc[s] = op(acc[s], to_acc(x[s], item));
+        }
+      }
+    }
+
+    // Slots s and s + width (width a multiple of U) hold the same row: fold them in halves
+    // until acc[u] is row u's part (u < U). Unrolled, so every index is a constant and the
+    // accumulators stay in registers.
+#pragma unroll
+    for (int width = load_slots / 2; width >= 1; width /= 2) {
+      if (width >= U) {
+#pragma unroll
+        for (int s = 0; s < width; ++s) acc[s] = op(acc[s], acc[s + width]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < load_slots; ++u) {
+      if (u < U) {  // the same for the whole warp
+        const Acc total = blocks::group_reduce(acc[u], op, G);
+        if (rank == 0 && has_row(u)) out[first + std::int64_t(u) * groups_per_warp + group] = total;
+      }
+    }
+  }
+}
+
+}  // namespace warpfold::axis
