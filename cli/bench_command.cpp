@@ -1,7 +1,6 @@
 #include "bench_command.hpp"
 
 #include <cuda_runtime_api.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +10,6 @@
 #include <optional>
 
 #include "bench/device.hpp"
-#include "bench/gpu.hpp"
 #include "bench/implementation.hpp"
 #include "bench/output.hpp"
 #include "bench/pool.hpp"
@@ -20,163 +18,14 @@
 #include "bench/statistics.hpp"
 #include "bench/table.hpp"
 #include "bench/timing.hpp"
+#include "axis_command.hpp"
+#include "bench_common.hpp"
 #include "counters.hpp"
 
 namespace warpfold::cli {
 namespace {
 
 using bench::measurement;
-
-constexpr std::int64_t ceiling_buffer_bytes = std::int64_t(2) << 30;  // 2 GiB, as in shared/GPU.md
-constexpr int launch_floor_batch = 1000;
-
-class owned_stream {
- public:
-  owned_stream() { WARPFOLD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  ~owned_stream() { (void)cudaStreamDestroy(stream_); }
-  owned_stream(const owned_stream&) = delete;
-  owned_stream& operator=(const owned_stream&) = delete;
-  operator cudaStream_t() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
-// Progress on stderr: one rewritten line on a terminal, one line per measurement otherwise.
-class progress {
- public:
-  progress(bool enabled, int total) : enabled_(enabled), tty_(isatty(STDERR_FILENO) == 1), total_(total) {}
-  ~progress() { clear(); }
-  // Notes (skipped sizes and types) are printed even with --quiet.
-  void note(const std::string& what) {
-    clear();
-    std::cerr << what << "\n";
-  }
-  void begin(const std::string& what) {
-    ++done_;
-    current_ = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + what;
-    if (enabled_ && tty_) std::cerr << "\r\033[K" << current_ << " ..." << std::flush;
-  }
-  void skip(int count) { done_ += count; }
-  // While the next `count` measurements run together (their trials interleaved), what they
-  // are at: on a terminal only, rewritten in place. Their results come after, through
-  // begin/end, one line per measurement.
-  void status(int count, const std::string& what) {
-    if (!enabled_ || !tty_) return;
-    std::cerr << "\r\033[K[" << done_ + 1 << (count > 1 ? "-" + std::to_string(done_ + count) : "") << "/" << total_
-              << "] " << what << " ..." << std::flush;
-    dirty_ = true;
-  }
-  void end(const std::string& result) {
-    if (!enabled_) return;
-    if (tty_) {
-      std::cerr << "\r\033[K" << current_ << ": " << result << std::flush;
-      dirty_ = true;
-    } else {
-      std::cerr << current_ << ": " << result << "\n";
-    }
-  }
-  void clear() {
-    if (enabled_ && tty_ && dirty_) std::cerr << "\r\033[K" << std::flush;
-    dirty_ = false;
-  }
-
- private:
-  bool enabled_;
-  bool tty_;
-  bool dirty_ = false;
-  int total_;
-  int done_ = 0;
-  std::string current_;
-};
-
-struct ceilings {
-  measurement read, copy, launch;
-};
-
-measurement ceiling_row(const std::string& impl, const bench::ceiling_measurement& c, const bench_options& o,
-                        const bench::device_description& d) {
-  measurement m;
-  m.impl = impl;
-  m.family = "ceiling";
-  m.bytes = c.bytes;
-  m.time_us = c.time_us.median;
-  m.time_min_us = c.time_us.min;
-  m.time_max_us = c.time_us.max;
-  m.gbps = c.gbps;
-  m.trials = o.trials;
-  m.batch = c.batch;
-  m.buffers = 1;
-  m.device = d.name;
-  m.note = c.variant;
-  return m;
-}
-
-ceilings measure_ceilings(const bench_options& o, const bench::device_description& d, cudaStream_t stream) {
-  // 2 GiB, or less when memory is short; at least 4x L2 either way, so L2 cannot serve it.
-  std::int64_t bytes = std::min(ceiling_buffer_bytes, bench::free_device_memory() / 2) / (1 << 20) * (1 << 20);
-  if (bytes < 4 * d.l2_bytes)
-    throw error("not enough free device memory for the ceilings' buffer (" + bench::format_bytes(double(bytes)) +
-                " free, need 4x L2 = " + bench::format_bytes(4.0 * d.l2_bytes) + ")");
-  void* buffer = nullptr;
-  WARPFOLD_CUDA_CHECK(cudaMalloc(&buffer, static_cast<std::size_t>(bytes)));
-  ceilings c;
-  try {
-    WARPFOLD_CUDA_CHECK(cudaMemsetAsync(buffer, 0x5a, static_cast<std::size_t>(bytes), stream));
-    c.read = ceiling_row("read_ceiling", bench::measure_read_ceiling(buffer, bytes, o.trials, stream), o, d);
-    c.copy = ceiling_row("copy_ceiling", bench::measure_copy_ceiling(buffer, bytes, o.trials, stream), o, d);
-  } catch (...) {
-    (void)cudaFree(buffer);
-    throw;
-  }
-  WARPFOLD_CUDA_CHECK(cudaFree(buffer));
-  c.launch = ceiling_row("launch_floor", bench::measure_launch_floor(o.trials, launch_floor_batch, stream), o, d);
-  c.launch.bytes = 0;
-  c.launch.gbps = 0;
-  c.launch.note = "empty kernel, " + std::to_string(launch_floor_batch) + " launches back to back per trial";
-  c.read.ceiling_gbps = c.copy.ceiling_gbps = c.launch.ceiling_gbps = c.read.gbps;
-  return c;
-}
-
-void print_header(std::ostream& out, const bench::device_description& d) {
-  out << "warpfold bench\n";
-  out << "device    " << d.name << " (device " << d.ordinal << "): " << d.sm_count << " SMs, L2 "
-      << bench::format_bytes(double(d.l2_bytes)) << ", " << bench::format_bytes(double(d.memory_bytes))
-      << ", compute capability " << d.cc_major << "." << d.cc_minor << "\n";
-  out << "software  driver " << d.driver_version << " (CUDA " << bench::format_cuda_version(d.cuda_driver_version)
-      << "), CUDA runtime " << bench::format_cuda_version(d.cuda_runtime_version) << "\n";
-}
-
-// "  3101.2 GB/s" and "    4.21 µs  ": the ceilings' figures in one column.
-std::string ceiling_figure(const std::string& value, const std::string& unit) {
-  return std::string(value.size() < 8 ? 8 - value.size() : 0, ' ') + value + " " + unit +
-         (unit.size() < 4 ? std::string(4 - bench::display_width(unit), ' ') : "");
-}
-
-void print_ceilings(std::ostream& out, const ceilings& c) {
-  out << "ceilings  read   " << ceiling_figure(bench::format_gbps(c.read.gbps), "GB/s")
-      << "  read-only streaming kernel, 16-byte loads, " << bench::format_bytes(double(c.read.bytes))
-      << " in one launch\n"
-      << std::string(32, ' ') << "(fastest of 8 configurations: " << c.read.note << ")\n";
-  out << "          copy   " << ceiling_figure(bench::format_gbps(c.copy.gbps), "GB/s")
-      << "  device-to-device cudaMemcpyAsync, bytes read + written (" << bench::format_bytes(double(c.copy.bytes))
-      << ")\n";
-  out << "          launch " << ceiling_figure(bench::format_time_us(c.launch.time_us), "µs")
-      << "  empty kernel launched back to back (min " << bench::format_time_us(c.launch.time_min_us) << ", max "
-      << bench::format_time_us(c.launch.time_max_us) << ")\n";
-}
-
-void print_method(std::ostream& out, const bench::timing_options& t, const bench::device_description& d) {
-  out << "method    CUDA events; " << t.warmup_calls << " warm-up calls, then the median of " << t.trials
-      << " trials (min and max shown).\n"
-      << "          Back to back: each trial times a batch of calls lasting >= "
-      << bench::format_time_us(t.min_batch_us / 1000.0) << " ms and divides by the calls (column 'batch').\n"
-      << "          Trials interleaved across implementations: at each type and size, trial 1 of every\n"
-      << "          implementation, then trial 2 of every one, and so on.\n"
-      << "          Inputs of varied values, rotated over buffers totalling >= " << bench::input_pool::rotation_factor
-      << "x L2 (" << bench::format_bytes(double(d.l2_bytes)) << "): every call reads cold data.\n"
-      << "          Every timed result is checked against a host reference; a wrong answer shows as FAILED.\n";
-}
 
 std::string describe_size(bench::dtype t, std::int64_t n) {
   std::string text = std::string(bench::name(t)) + ", n = " + bench::format_size(n);
@@ -347,102 +196,36 @@ std::string impl_label(const bench::impl_entry& e, const bench_options& o) {
 }
 
 // Measures every implementation of one (type, size) point on one pool, one row each, with
-// their trials interleaved round robin (bench::interleaved_schedule): each is prepared, warmed
-// up and calibrated, then trial 1 of each runs, then trial 2 of each, and so on; each is
-// verified last. A disturbance of the machine then spreads over all implementations instead of
-// corrupting one's median. They all hold their scratch memory until the point is done.
-// A wrong answer or an exception ends that implementation's measurement (FAILED) and the
-// others go on, unless the CUDA context is broken: then nothing later can be trusted, and
-// this throws.
+// their trials interleaved (see measure_interleaved).
 std::vector<measurement> measure_point(const std::vector<const bench::impl_entry*>& entries, bench::dtype t,
                                        bench::input_pool& pool, const bench::timing_options& timing,
                                        cudaStream_t stream, const bench_options& o, const std::string& device_name,
                                        double ceiling_gbps, progress& bar) {
-  struct contender {
-    measurement row;
-    std::unique_ptr<bench::implementation> impl;
-    std::unique_ptr<bench::timing_session> session;
-    bool running = false;  // started, and no check has failed
-  };
-  std::vector<contender> all(entries.size());
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const bench::impl_entry& e = *entries[i];
-    measurement& m = all[i].row;
-    m.impl = e.name;
-    m.family = e.family;
+  std::vector<contender> all;
+  for (const bench::impl_entry* e : entries) {
+    contender c;
+    measurement& m = c.row;
+    m.impl = e->name;
+    m.family = e->family;
     m.dtype = std::string(bench::name(t));
-    m.finisher = e.finisher;
+    m.finisher = e->finisher;
     m.n = pool.n();
     m.bytes = pool.buffer_bytes();
     m.ceiling_gbps = ceiling_gbps;
-    m.block_size = e.family == "ladder" ? o.block_size : 0;
+    m.block_size = e->family == "ladder" ? o.block_size : 0;
     m.trials = timing.trials;
     m.buffers = pool.buffers();
     m.device = device_name;
+    c.label = impl_label(*e, o);
+    c.open = [e, t, &pool, &timing, stream] {
+      std::unique_ptr<bench::implementation> impl = e->make(t);
+      auto session = std::make_unique<bench::timing_session>(*impl, pool, timing, stream);
+      return contender::opened{std::move(impl), std::move(session)};
+    };
+    all.push_back(std::move(c));
   }
-
-  // Runs one stage of implementation i; a failed check or an exception ends its measurement.
-  auto run_stage = [&](std::size_t i, const auto& stage) {
-    contender& c = all[i];
-    try {
-      c.running = stage(c);
-      if (!c.running) {
-        c.row.ok = false;
-        c.row.error = c.session->result().error;
-      }
-    } catch (const std::exception& failure) {
-      c.running = false;
-      c.row.ok = false;
-      c.row.error = failure.what();
-      // An error that breaks the CUDA context (an illegal address, say) makes every later
-      // number meaningless: stop here rather than print them.
-      (void)cudaGetLastError();
-      const cudaError_t sticky = cudaDeviceSynchronize();
-      if (sticky != cudaSuccess)
-        throw cuda_error(sticky, c.row.impl + " broke the CUDA context (" + failure.what() + "); stopping");
-    }
-  };
-
   const std::string point = std::string(bench::name(t)) + " n=" + bench::format_size(pool.n()) + ": ";
-  const int count = static_cast<int>(all.size());
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    bar.status(count, point + "warming up " + impl_label(*entries[i], o));
-    run_stage(i, [&](contender& c) {
-      c.impl = entries[i]->make(t);
-      c.session = std::make_unique<bench::timing_session>(*c.impl, pool, timing, stream);
-      return c.session->start();
-    });
-  }
-  for (const bench::trial_slot& slot : bench::interleaved_schedule(count, timing.trials)) {
-    const std::size_t i = static_cast<std::size_t>(slot.impl);
-    if (!all[i].running) continue;  // FAILED already: the others go on
-    bar.status(count, point + "trial " + std::to_string(slot.trial + 1) + "/" + std::to_string(timing.trials) + ", " +
-                          impl_label(*entries[i], o));
-    run_stage(i, [](contender& c) { return c.session->trial(); });
-  }
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (!all[i].running) continue;
-    bar.status(count, point + "verifying " + impl_label(*entries[i], o));
-    run_stage(i, [](contender& c) { return c.session->finish(); });
-  }
-
-  std::vector<measurement> rows;
-  for (contender& c : all) {
-    measurement& m = c.row;
-    if (c.session) {
-      m.launches = c.session->result().launches;
-      m.batch = c.session->result().batch;
-    }
-    if (m.ok) {  // every stage passed: the session has its summary
-      const bench::summary& per_call = c.session->result().per_call_us;
-      m.time_us = per_call.median;
-      m.time_min_us = per_call.min;
-      m.time_max_us = per_call.max;
-      m.gbps = bench::gbps(double(m.bytes), m.time_us);
-    }
-    rows.push_back(std::move(m));
-  }
-  return rows;
+  return measure_interleaved(all, timing.trials, point, bar);
 }
 
 // Device memory one (type, size) point needs: the rotating pool, and the scratch of all its
@@ -465,6 +248,7 @@ std::int64_t memory_needed(bench::dtype t, std::int64_t n, std::int64_t l2_bytes
 }  // namespace
 
 int run_bench(const bench_options& o) {
+  if (o.axis) return run_axis_bench(o);
   // The device first: without a GPU this throws and main prints a single line. (No context
   // yet: the ncu child below gets the GPU to itself.)
   bench::require_device(o.device);
@@ -627,6 +411,7 @@ void print_list(std::ostream& out) {
          "  copy_ceiling  device-to-device cudaMemcpyAsync (GB/s = bytes read + bytes written / time)\n"
          "  launch_floor  an empty kernel launched back to back (µs per launch)\n"
          "\nTypes (--dtype): i32, f32, f64, f16, bf16\n";
+  print_axis_list(out);
 }
 
 }  // namespace warpfold::cli

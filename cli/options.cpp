@@ -2,8 +2,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <sstream>
 
+#include "bench/output.hpp"
 #include "bench/sizes.hpp"
 
 namespace warpfold::cli {
@@ -12,7 +14,8 @@ namespace {
 // What CLI11 fills in; turned into bench_options (with types checked) after parsing.
 struct raw_bench_options {
   bool sweep = false;
-  std::vector<std::string> impls, dtypes, finishers, sizes;
+  bool axis = false;
+  std::vector<std::string> impls, dtypes, finishers, sizes, shapes, dims;
   int trials = default_trials;
   double batch_ms = 1.0;
   int block_size = ladder::default_block_size;
@@ -28,6 +31,21 @@ std::string step_names() {
   return names;
 }
 
+std::string joined(const std::vector<std::string>& words, const char* separator) {
+  std::string text;
+  for (const std::string& w : words) text += (text.empty() ? "" : separator) + w;
+  return text;
+}
+
+// "arrays of 2^26 floats (256.0 MiB) shaped 8192x8192, ..."
+std::string issue_arrays() {
+  std::vector<std::string> shapes;
+  for (const bench::matrix_shape& s : bench::issue_axis_shapes()) shapes.push_back(bench::format_shape(s));
+  const std::int64_t elements = bench::issue_axis_shapes().front().elements();
+  return "arrays of " + bench::format_size(elements) + " floats (" + bench::format_bytes(4.0 * double(elements)) +
+         ") shaped " + joined(shapes, ", ");
+}
+
 std::string finisher_names() {
   std::string names;
   for (const auto& f : ladder::finishers) names += (names.empty() ? "" : ", ") + std::string(f.name);
@@ -39,6 +57,22 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
                "Measure every selected implementation over n = 2^10, 2^12, ..., 2^30 (sizes that do not fit in "
                "free device memory are skipped, with a note), for --dtype (default i32,f32,f64). Prints a GB/s "
                "table per type; write --csv for scripts/plot.");
+  app.add_flag("--axis", o.axis,
+               "Measure the axis reductions of issue #5 instead: f32 sums along dim 1 (row sums) and dim 0 (column "
+               "sums) of " + issue_arrays() +
+                   ": 16 cases. warpfold::sum_axes into a device output for every case, "
+                   "cub::DeviceSegmentedReduce::Sum for the dim-1 cases, each checked output by output against a host "
+                   "reference. GB/s counts bytes read plus bytes written; the read ceiling is measured in the same "
+                   "run. Takes --shape, --dims, --impl, --trials, --batch-ms, --csv and --json.");
+  app.add_option("--shape", o.shapes,
+                 "With --axis: the shapes to measure instead of the issue's eight (comma list of ROWSxCOLS, any 2-D "
+                 "shape; each extent as for --n): 8192x8192, 2^24x4.")
+      ->delimiter(',')
+      ->type_name("SHAPES");
+  app.add_option("--dims", o.dims,
+                 "With --axis: the dims to reduce along (comma list; 0, 1, or -2, -1 from the end). Default 1,0.")
+      ->delimiter(',')
+      ->type_name("LIST");
   app.add_option("--impl", o.impls,
                  "Implementations to measure (comma list or repeated; default all): ladder steps by name or number (" +
                      step_names() +
@@ -87,7 +121,8 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
   app.add_option("--csv", o.csv_path,
                  "Write one CSV row per measurement (impl,dtype,n,bytes,time_us,time_min_us,time_max_us,gbps,"
                  "ceiling_gbps,device, then pct_of_ceiling,family,finisher,launches,block_size,trials,batch,"
-                 "buffers,status,note). FAILED rows have no times.")
+                 "buffers,status,note). FAILED rows have no times. With --axis the columns are " +
+                     joined(bench::axis_csv_columns(), ",") + ".")
       ->type_name("FILE");
   app.add_option("--json", o.json_path,
                  "Write the run as JSON: device, method, one object per measurement, and counters if any.")
@@ -100,9 +135,46 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
   app.add_flag("-q,--quiet", o.quiet, "No progress lines on stderr.");
 }
 
+// --axis measures f32 sums of 2-D arrays; the full reductions' size, ladder and counters
+// options mean nothing there, so they are refused rather than ignored.
+void resolve_axis(const raw_bench_options& raw, bench_options& o) {
+  if (!o.axis) {
+    if (!raw.shapes.empty() || !raw.dims.empty()) throw usage_error("--shape and --dims need --axis");
+    return;
+  }
+  if (raw.sweep) throw usage_error("--axis and --sweep measure different things: give one of them");
+  if (!raw.sizes.empty()) throw usage_error("--axis takes --shape, not --n");
+  if (!raw.finishers.empty()) throw usage_error("--finisher is for the ladder, which --axis does not run");
+  if (raw.counters || !raw.counters_csv_path.empty()) throw usage_error("--counters is for the ladder, not --axis");
+  for (const std::string& text : raw.dtypes)
+    if (bench::parse_dtype(text) != bench::dtype::f32) throw usage_error("--axis measures f32 sums only (--dtype f32)");
+  o.dtypes = {bench::dtype::f32};
+
+  for (const std::string& text : raw.shapes) {
+    try {
+      for (const bench::matrix_shape& s : bench::parse_shape_list(text))
+        if (std::find(o.shapes.begin(), o.shapes.end(), s) == o.shapes.end()) o.shapes.push_back(s);
+    } catch (const invalid_argument& e) {
+      throw usage_error(std::string("--shape: ") + e.what());
+    }
+  }
+  if (o.shapes.empty()) o.shapes = bench::issue_axis_shapes();
+
+  for (const std::string& text : raw.dims) {
+    try {
+      const int d = bench::parse_axis_dim(text);
+      if (std::find(o.dims.begin(), o.dims.end(), d) == o.dims.end()) o.dims.push_back(d);
+    } catch (const invalid_argument& e) {
+      throw usage_error(std::string("--dims: ") + e.what());
+    }
+  }
+  if (o.dims.empty()) o.dims = bench::default_axis_dims();
+}
+
 bench_options resolve(const raw_bench_options& raw) {
   bench_options o;
   o.sweep = raw.sweep;
+  o.axis = raw.axis;
   o.impls = raw.impls;
   o.trials = raw.trials;
   o.batch_ms = raw.batch_ms;
@@ -160,6 +232,7 @@ bench_options resolve(const raw_bench_options& raw) {
   if (b < 32 || b > 1024 || (b & (b - 1)) != 0)
     throw usage_error("--block-size: " + std::to_string(b) + " is not a power of two from 32 to 1024");
   o.block_size = b;
+  resolve_axis(raw, o);
   return o;
 }
 
@@ -181,7 +254,8 @@ command parse_command_line(int argc, const char* const* argv) {
       "bench",
       "Time reductions on the GPU. The default run (under a minute on an H100) measures the read and copy "
       "ceilings and the launch floor, then every ladder step (finisher last-block), cub::DeviceReduce::Sum and "
-      "thrust::reduce on 2^27 int32, and prints time, GB/s, share of the read ceiling and speedups.");
+      "thrust::reduce on 2^27 int32, and prints time, GB/s, share of the read ceiling and speedups. --axis "
+      "measures the axis reductions instead (sums along one dim of 2-D arrays, 16 cases).");
   bench->footer(
       "Method: CUDA events; warm-up calls; the median of --trials trials (min and max shown). Each trial times a "
       "batch of back-to-back calls lasting at least --batch-ms and divides by the calls. Trials are interleaved "
@@ -195,7 +269,9 @@ command parse_command_line(int argc, const char* const* argv) {
       "  warpfold bench\n"
       "  warpfold bench --impl 7,8,9,cub --dtype f32,f64 --n 2^20,2^28\n"
       "  warpfold bench --sweep --csv sweep.csv && scripts/plot sweep.csv --out plots/\n"
-      "  warpfold bench --counters --counters-csv counters.csv");
+      "  warpfold bench --counters --counters-csv counters.csv\n"
+      "  warpfold bench --axis --csv axis.csv && scripts/plot axis.csv --out plots/\n"
+      "  warpfold bench --axis --shape 8192x8192,16777216x4 --dims 0 --impl warpfold");
   add_bench_options(*bench, raw);
 
   raw_bench_options raw_target;

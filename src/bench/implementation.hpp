@@ -21,12 +21,12 @@
 
 namespace warpfold::bench {
 
-class implementation {
+// What the timing loop (timing.hpp) needs of anything it times: preparing, and enqueueing one
+// call. How an answer is fetched and checked is up to the kind of reduction: one value here,
+// one value per output for the axis bench (axis_implementation.hpp).
+class timed_reduction {
  public:
-  virtual ~implementation() = default;
-
-  // How its answer relates to the exact sum (decides how the bench checks it).
-  virtual result_kind kind() const = 0;
+  virtual ~timed_reduction() = default;
 
   // Allocates whatever one reduction of n elements needs, and may run one reduction of
   // d_sample (n elements) to do so. Called once before any timing.
@@ -35,15 +35,22 @@ class implementation {
   // Enqueues one reduction of d_in[0, n) on `stream`. Allocates nothing (after prepare).
   virtual void enqueue(const void* d_in, std::int64_t n, cudaStream_t stream) = 0;
 
-  // The result of the last enqueue(), on the host; waits for `stream`.
-  virtual result_value fetch(cudaStream_t stream) = 0;
-
   // Kernel launches one call makes, when the implementation knows them.
   virtual std::optional<int> launches_per_call() const { return std::nullopt; }
 
   // True when one call is only stream work (no host synchronization), so that the bench can
   // count its launches by capturing one call into a CUDA graph.
   virtual bool capturable() const { return false; }
+};
+
+// A full reduction: n elements to one value.
+class implementation : public timed_reduction {
+ public:
+  // How its answer relates to the exact sum (decides how the bench checks it).
+  virtual result_kind kind() const = 0;
+
+  // The result of the last enqueue(), on the host; waits for `stream`.
+  virtual result_value fetch(cudaStream_t stream) = 0;
 };
 
 struct impl_entry {

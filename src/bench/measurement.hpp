@@ -55,6 +55,12 @@ struct measurement {
   int buffers = 0;                   // input buffers rotated over
   std::string device;
   std::string note;                  // e.g. which read-ceiling variant won
+  // The axis bench (--axis): n counts the elements, bytes = bytes_in + bytes_out. Ceiling rows
+  // fill in bytes_in and bytes_out too (read: all in; copy: half each).
+  std::string shape;                 // "8192x8192"; empty for the full reductions
+  std::string dims;                  // the reduced dim: "1" or "0"
+  std::int64_t bytes_in = 0;         // bytes one call must read
+  std::int64_t bytes_out = 0;        // bytes one call must write
 
   bool has_bandwidth() const { return ok && bytes > 0; }
   double percent_of_ceiling() const;

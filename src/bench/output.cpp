@@ -26,31 +26,58 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
-std::vector<std::string> csv_fields(const measurement& m) {
-  const bool timed = m.ok;
-  const bool bandwidth = m.has_bandwidth();
-  return {
-      m.impl,
-      m.dtype,
-      std::to_string(m.n),
-      std::to_string(m.bytes),
-      timed ? fixed(m.time_us, 3) : "",
-      timed ? fixed(m.time_min_us, 3) : "",
-      timed ? fixed(m.time_max_us, 3) : "",
-      bandwidth ? fixed(m.gbps, 2) : "",
-      m.ceiling_gbps > 0 ? fixed(m.ceiling_gbps, 2) : "",
-      m.device,
-      bandwidth && m.ceiling_gbps > 0 ? fixed(m.percent_of_ceiling(), 2) : "",
-      m.family,
-      m.finisher,
-      m.launches ? std::to_string(*m.launches) : "",
-      m.block_size > 0 ? std::to_string(m.block_size) : "",
-      std::to_string(m.trials),
-      std::to_string(m.batch),
-      std::to_string(m.buffers),
-      m.ok ? "ok" : "FAILED",
-      m.ok ? m.note : m.error,
+// Every CSV column a row can have, by name; csv_columns() and axis_csv_columns() pick from
+// these, so both files format a value the same way.
+struct csv_column {
+  const char* name;
+  std::string (*field)(const measurement&);
+};
+
+const std::vector<csv_column>& every_csv_column() {
+  using m_t = const measurement&;
+  static const std::vector<csv_column> columns = {
+      {"impl", [](m_t m) { return m.impl; }},
+      {"dtype", [](m_t m) { return m.dtype; }},
+      {"n", [](m_t m) { return std::to_string(m.n); }},
+      {"bytes", [](m_t m) { return std::to_string(m.bytes); }},
+      {"shape", [](m_t m) { return m.shape; }},
+      {"dims", [](m_t m) { return m.dims; }},
+      {"bytes_in", [](m_t m) { return std::to_string(m.bytes_in); }},
+      {"bytes_out", [](m_t m) { return std::to_string(m.bytes_out); }},
+      {"time_us", [](m_t m) { return m.ok ? fixed(m.time_us, 3) : ""; }},
+      {"time_min_us", [](m_t m) { return m.ok ? fixed(m.time_min_us, 3) : ""; }},
+      {"time_max_us", [](m_t m) { return m.ok ? fixed(m.time_max_us, 3) : ""; }},
+      {"gbps", [](m_t m) { return m.has_bandwidth() ? fixed(m.gbps, 2) : ""; }},
+      {"ceiling_gbps", [](m_t m) { return m.ceiling_gbps > 0 ? fixed(m.ceiling_gbps, 2) : ""; }},
+      {"device", [](m_t m) { return m.device; }},
+      {"pct_of_ceiling",
+       [](m_t m) { return m.has_bandwidth() && m.ceiling_gbps > 0 ? fixed(m.percent_of_ceiling(), 2) : ""; }},
+      {"family", [](m_t m) { return m.family; }},
+      {"finisher", [](m_t m) { return m.finisher; }},
+      {"launches", [](m_t m) { return m.launches ? std::to_string(*m.launches) : ""; }},
+      {"block_size", [](m_t m) { return m.block_size > 0 ? std::to_string(m.block_size) : ""; }},
+      {"trials", [](m_t m) { return std::to_string(m.trials); }},
+      {"batch", [](m_t m) { return std::to_string(m.batch); }},
+      {"buffers", [](m_t m) { return std::to_string(m.buffers); }},
+      {"status", [](m_t m) { return std::string(m.ok ? "ok" : "FAILED"); }},
+      {"note", [](m_t m) { return m.ok ? m.note : m.error; }},
   };
+  return columns;
+}
+
+std::string csv_field(const measurement& m, const std::string& column) {
+  for (const csv_column& c : every_csv_column())
+    if (column == c.name) return c.field(m);
+  throw invalid_argument("no CSV column named '" + column + "'");
+}
+
+void write_csv_columns(std::ostream& out, const std::vector<measurement>& rows, const std::vector<std::string>& columns) {
+  for (std::size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
+  out << '\n';
+  for (const measurement& m : rows) {
+    for (std::size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << csv_escape(csv_field(m, columns[i]));
+    out << '\n';
+  }
 }
 
 template <typename Writer>
@@ -77,6 +104,15 @@ const std::vector<std::string>& csv_columns() {
   return columns;
 }
 
+const std::vector<std::string>& axis_csv_columns() {
+  static const std::vector<std::string> columns = {
+      "impl",    "dtype",   "shape",  "dims",    "bytes_in", "bytes_out", "time_us", "time_min_us",
+      "time_max_us", "gbps", "ceiling_gbps", "pct_of_ceiling", "device", "family", "n", "bytes",
+      "launches", "trials", "batch",  "buffers", "status",   "note",
+  };
+  return columns;
+}
+
 std::string csv_escape(const std::string& field) {
   if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
   std::string quoted = "\"";
@@ -87,15 +123,10 @@ std::string csv_escape(const std::string& field) {
   return quoted + "\"";
 }
 
-void write_csv(std::ostream& out, const std::vector<measurement>& rows) {
-  const auto& columns = csv_columns();
-  for (std::size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
-  out << '\n';
-  for (const measurement& m : rows) {
-    const std::vector<std::string> fields = csv_fields(m);
-    for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << csv_escape(fields[i]);
-    out << '\n';
-  }
+void write_csv(std::ostream& out, const std::vector<measurement>& rows) { write_csv_columns(out, rows, csv_columns()); }
+
+void write_axis_csv(std::ostream& out, const std::vector<measurement>& rows) {
+  write_csv_columns(out, rows, axis_csv_columns());
 }
 
 void write_json(std::ostream& out, const run_record& run) {
@@ -148,6 +179,12 @@ void write_json(std::ostream& out, const run_record& run) {
         {"buffers", m.buffers},
         {"status", m.ok ? "ok" : "FAILED"},
     };
+    if (!m.shape.empty()) {
+      row["shape"] = m.shape;
+      row["dims"] = m.dims;
+      row["bytes_in"] = m.bytes_in;
+      row["bytes_out"] = m.bytes_out;
+    }
     if (!m.ok) row["error"] = m.error;
     if (!m.note.empty()) row["note"] = m.note;
     rows.push_back(std::move(row));
@@ -186,6 +223,9 @@ void write_counters_csv(std::ostream& out, const std::vector<step_counters>& row
 
 void write_csv_file(const std::string& path, const std::vector<measurement>& rows) {
   write_file(path, [&](std::ostream& out) { write_csv(out, rows); });
+}
+void write_axis_csv_file(const std::string& path, const std::vector<measurement>& rows) {
+  write_file(path, [&](std::ostream& out) { write_axis_csv(out, rows); });
 }
 void write_json_file(const std::string& path, const run_record& run) {
   write_file(path, [&](std::ostream& out) { write_json(out, run); });

@@ -13,11 +13,16 @@ namespace warpfold::bench {
 
 // The CSV columns, in order. The first ten are the ones the issue asks for.
 const std::vector<std::string>& csv_columns();
+// The axis bench's CSV columns (--axis), in order: first issue #5's (impl,dtype,shape,dims,
+// bytes_in,bytes_out,time_us,gbps,ceiling_gbps, with min and max after the time), then the rest
+// of the full reductions' columns that mean something for an axis case.
+const std::vector<std::string>& axis_csv_columns();
 
 // One CSV field: quoted when it holds a comma, a quote or a line break.
 std::string csv_escape(const std::string& field);
 
 void write_csv(std::ostream& out, const std::vector<measurement>& rows);
+void write_axis_csv(std::ostream& out, const std::vector<measurement>& rows);
 void write_json(std::ostream& out, const run_record& run);
 
 // Columns: step,kernel,bank_conflicts_ld,bank_conflicts_st,branch_uniformity_pct,
@@ -26,6 +31,7 @@ void write_counters_csv(std::ostream& out, const std::vector<step_counters>& row
 
 // The same, to a file. Throws warpfold::error when the file cannot be written.
 void write_csv_file(const std::string& path, const std::vector<measurement>& rows);
+void write_axis_csv_file(const std::string& path, const std::vector<measurement>& rows);
 void write_json_file(const std::string& path, const run_record& run);
 void write_counters_csv_file(const std::string& path, const std::vector<step_counters>& rows);
 

@@ -92,13 +92,16 @@ result_value expected_result(result_kind kind, const host_reference& reference) 
   return v;
 }
 
-double float_tolerance(result_kind kind, long double abs_sum, std::int64_t n) {
+double float_tolerance_scale(result_kind kind, std::int64_t n) {
   const double eps = kind == result_kind::float32 ? FLT_EPSILON : DBL_EPSILON;
   const double size = n > 1 ? static_cast<double>(n) : 1.0;
   const double growth = 2.0 * std::log2(size) + 2.0 * std::sqrt(size);
-  // The floor covers converting an exact-but-unrepresentable sum to the result type.
-  return eps * static_cast<double>(abs_sum) * growth + eps * static_cast<double>(abs_sum) +
-         std::numeric_limits<double>::denorm_min();
+  // The extra eps covers converting an exact-but-unrepresentable sum to the result type.
+  return eps * growth + eps;
+}
+
+double float_tolerance(result_kind kind, long double abs_sum, std::int64_t n) {
+  return float_tolerance_scale(kind, n) * static_cast<double>(abs_sum) + std::numeric_limits<double>::denorm_min();
 }
 
 check_outcome check_result(result_kind kind, const host_reference& reference, const result_value& got) {

@@ -40,6 +40,11 @@ result_value expected_result(result_kind kind, const host_reference& reference);
 // doubled block of 256 elements at 2^16). Integers and doubles are much sharper.
 double float_tolerance(result_kind kind, long double abs_sum, std::int64_t n);
 
+// The same bound as a multiple of abs_sum, leaving out the denormal floor:
+// float_tolerance = float_tolerance_scale * abs_sum + the smallest denormal. The axis check
+// works it out once per case rather than once per output.
+double float_tolerance_scale(result_kind kind, std::int64_t n);
+
 struct check_outcome {
   bool ok = false;
   std::string detail;  // "expected ..., got ..." (and the tolerance for floats)

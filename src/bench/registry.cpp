@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "bench/axis_implementation.hpp"
+
 namespace warpfold::bench {
 
 bool impl_entry::supports(dtype t) const { return std::find(dtypes.begin(), dtypes.end(), t) != dtypes.end(); }
@@ -28,6 +30,16 @@ std::vector<impl_entry> make_registry(const registry_options& options) {
                      "storage every call (f16/bf16: float init and plus<float>)",
                      {dtype::i32, dtype::f32, dtype::f64, dtype::f16, dtype::bf16}, make_thrust});
   add_production_entries(entries);
+  return entries;
+}
+
+std::vector<axis_impl_entry> make_axis_registry() {
+  std::vector<axis_impl_entry> entries;
+  add_axis_production_entries(entries);
+  entries.push_back({"cub", "baseline",
+                     "cub::DeviceSegmentedReduce::Sum, one segment per row (offsets from counting iterators, temp "
+                     "storage allocated once outside the timed region); dim 1 only",
+                     true, make_axis_cub});
   return entries;
 }
 

@@ -1,5 +1,6 @@
 #include "bench/timing.hpp"
 
+#include <utility>
 #include <vector>
 
 #include "bench/cuda_events.hpp"
@@ -7,7 +8,7 @@
 
 namespace warpfold::bench {
 
-std::optional<int> count_launches_by_capture(implementation& impl, const void* d_in, std::int64_t n,
+std::optional<int> count_launches_by_capture(timed_reduction& impl, const void* d_in, std::int64_t n,
                                              cudaStream_t stream) {
   WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
@@ -45,13 +46,21 @@ std::optional<int> count_launches_by_capture(implementation& impl, const void* d
 
 timing_session::timing_session(implementation& impl, input_pool& pool, const timing_options& options,
                                cudaStream_t stream)
-    : impl_(impl), pool_(pool), options_(options), stream_(stream) {}
+    : timing_session(
+          impl, pool,
+          [&impl, &pool, stream](int buffer) {
+            return check_result(impl.kind(), pool.reference(buffer), impl.fetch(stream));
+          },
+          options, stream) {}
 
-// Compares the answer of the implementation's last call (on buffer last_) with the
-// reference. Returns false, with the reason in result_.error, on a wrong answer.
+timing_session::timing_session(timed_reduction& impl, input_pool& pool, answer_check check,
+                               const timing_options& options, cudaStream_t stream)
+    : impl_(impl), pool_(pool), check_(std::move(check)), options_(options), stream_(stream) {}
+
+// Checks the answer of the implementation's last call (on buffer last_). Returns false, with
+// the reason in result_.error, on a wrong answer.
 bool timing_session::check_last() {
-  const result_value got = impl_.fetch(stream_);
-  const check_outcome outcome = check_result(impl_.kind(), pool_.reference(last_), got);
+  const check_outcome outcome = check_(last_);
   ++result_.checks;
   if (!outcome.ok) {
     result_.ok = false;

@@ -13,6 +13,8 @@
 // 5. verification: up to verify_buffers buffers, spread over the pool, are reduced once more
 //    and checked.
 // The first wrong answer ends the measurement: it is reported as FAILED, never as a time.
+// What "checked" means comes with the session: a full reduction's one value against the
+// pool's reference (the default), or every output of an axis reduction (axis_references).
 //
 // timing_session runs these stages one at a time, so that the bench can interleave the trials
 // of all implementations at one point (see interleaved_schedule in statistics.hpp): steps 1-3
@@ -22,6 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +32,7 @@
 #include "bench/implementation.hpp"
 #include "bench/cuda_events.hpp"
 #include "bench/pool.hpp"
+#include "bench/reference.hpp"
 #include "bench/statistics.hpp"
 
 namespace warpfold::bench {
@@ -50,12 +54,19 @@ struct timed_result {
   int checks = 0;               // results compared with the reference
 };
 
+// Fetches the answer of the last call, which reduced buffer `buffer` of the pool, and checks it.
+using answer_check = std::function<check_outcome(int buffer)>;
+
 // One implementation's measurement, stage by stage. Each stage returns false once a check has
 // failed (result().error says which); the later stages then do nothing and return false.
 // Exceptions (CUDA errors) pass through. The implementation and the pool must outlive it.
 class timing_session {
  public:
+  // Checks impl.fetch() against the pool's reference of the buffer.
   timing_session(implementation& impl, input_pool& pool, const timing_options& options, cudaStream_t stream);
+  // Checks with `check`.
+  timing_session(timed_reduction& impl, input_pool& pool, answer_check check, const timing_options& options,
+                 cudaStream_t stream);
 
   bool start();   // prepare, count launches, warm up, calibrate the batch (steps 1-3)
   bool trial();   // one timed batch, its last answer checked (step 4)
@@ -68,8 +79,9 @@ class timing_session {
   bool check_last();
   double time_batch(std::int64_t calls);
 
-  implementation& impl_;
+  timed_reduction& impl_;
   input_pool& pool_;
+  answer_check check_;
   timing_options options_;
   cudaStream_t stream_;
   event_timer timer_;
@@ -80,7 +92,7 @@ class timing_session {
 
 // Kernel launches one call of `impl` makes, counted by capturing one call into a CUDA graph.
 // nullopt when the call cannot be captured. The stream must not be the legacy default stream.
-std::optional<int> count_launches_by_capture(implementation& impl, const void* d_in, std::int64_t n,
+std::optional<int> count_launches_by_capture(timed_reduction& impl, const void* d_in, std::int64_t n,
                                              cudaStream_t stream);
 
 }  // namespace warpfold::bench

@@ -194,3 +194,53 @@ TEST(Counters, FindOnPath) {
   EXPECT_TRUE(wc::find_on_path("sh"));
   EXPECT_FALSE(wc::find_on_path("warpfold-no-such-program-xyz"));
 }
+
+TEST(Options, AxisRunsTheIssuesSixteenCasesInF32) {
+  const wc::bench_options o = bench({"--axis"});
+  EXPECT_TRUE(o.axis);
+  EXPECT_EQ(o.dtypes, (std::vector<wb::dtype>{wb::dtype::f32}));
+  EXPECT_EQ(o.shapes, wb::issue_axis_shapes());
+  EXPECT_EQ(o.dims, (std::vector<int>{1, 0}));
+  EXPECT_FALSE(bench({}).axis);
+  EXPECT_TRUE(bench({}).shapes.empty());
+}
+
+TEST(Options, AxisTakesShapesDimsAndTheCommonOptions) {
+  const wc::bench_options o =
+      bench({"--axis", "--shape", "8192x8192,2^24x4", "--shape", "16x4194304", "--dims", "0", "--dims=-1", "--impl",
+             "warpfold", "--dtype", "f32", "--trials", "11", "--csv", "axis.csv", "--json", "axis.json", "-q"});
+  EXPECT_EQ(o.shapes, (std::vector<wb::matrix_shape>{{8192, 8192}, {16777216, 4}, {16, 4194304}}));
+  EXPECT_EQ(o.dims, (std::vector<int>{0, 1}));
+  EXPECT_EQ(o.impls, (std::vector<std::string>{"warpfold"}));
+  EXPECT_EQ(o.trials, 11);
+  EXPECT_EQ(o.csv_path, "axis.csv");
+  EXPECT_EQ(o.json_path, "axis.json");
+  EXPECT_EQ(bench({"--axis", "--dims", "-2,1,0"}).dims, (std::vector<int>{0, 1}));
+}
+
+TEST(Options, AxisRefusesWhatItCannotDo) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"bench", "--shape", "8192x8192"},  // without --axis
+      {"bench", "--dims", "0"},
+      {"bench", "--axis", "--sweep"},
+      {"bench", "--axis", "--n", "2^20"},
+      {"bench", "--axis", "--finisher", "host"},
+      {"bench", "--axis", "--counters"},
+      {"bench", "--axis", "--dtype", "f64"},
+      {"bench", "--axis", "--shape", "8192"},
+      {"bench", "--axis", "--shape", "2x3x4"},
+      {"bench", "--axis", "--dims", "2"},
+  };
+  for (const auto& args : bad) {
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    EXPECT_THROW(wc::parse_command_line(args), wc::usage_error) << joined;
+  }
+}
+
+TEST(Options, HelpMentionsTheAxisCases) {
+  const wc::command cmd = wc::parse_command_line(std::vector<std::string>{"bench", "--help"});
+  for (const char* text : {"--axis", "--shape", "--dims", "16777216x4", "cub::DeviceSegmentedReduce::Sum",
+                           "bytes read plus bytes written", "impl,dtype,shape,dims,bytes_in,bytes_out"})
+    EXPECT_NE(cmd.help_text.find(text), std::string::npos) << text;
+}

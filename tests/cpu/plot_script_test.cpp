@@ -84,3 +84,46 @@ TEST(PlotScript, LadderCsvGivesABarChartAndSweepCsvLineCharts) {
   EXPECT_NE(run_plot(python, dir / "counters.csv", dir / "bad"), 0);
   fs::remove_all(dir);
 }
+
+// An axis CSV (the bench's writer) with a compare_torch-style CSV beside it: one axis.png.
+TEST(PlotScript, AxisCsvsGiveOneGroupedBarChart) {
+  const std::string python = python_with_matplotlib();
+  if (python.empty()) GTEST_SKIP() << "no python3 with matplotlib";
+  const fs::path dir = fs::path(::testing::TempDir()) / "warpfold_plot_axis_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+
+  std::vector<wb::measurement> bench_rows = {rows({}).front()};  // the read ceiling
+  std::vector<wb::measurement> torch_rows;
+  for (const char* shape : {"8192x8192", "16777216x4"})
+    for (const char* dims : {"1", "0"})
+      for (const std::string impl : {"warpfold", "cub", "torch", "cupy"}) {
+        if (impl == "cub" && std::string(dims) == "0") continue;  // rows only
+        const bool framework = impl == "torch" || impl == "cupy";  // written by scripts/compare_torch
+        wb::measurement m;
+        m.impl = impl;
+        m.family = impl == "warpfold" ? "production" : framework ? "framework" : "baseline";
+        m.dtype = "f32";
+        m.n = std::int64_t(1) << 26;
+        m.shape = shape;
+        m.dims = dims;
+        m.bytes_in = std::int64_t(256) << 20;
+        m.bytes_out = 4 * (std::string(dims) == "1" ? 16777216 : 4);
+        m.bytes = m.bytes_in + m.bytes_out;
+        m.time_us = framework ? 140 : 100;
+        m.gbps = wb::gbps(double(m.bytes), m.time_us);
+        m.ceiling_gbps = framework ? 0 : bench_rows.front().gbps;  // compare_torch without --ceiling-from
+        m.ok = impl != "cupy" || std::string(dims) != "0";        // FAILED rows are drawn in red
+        if (!m.ok) m.error = "wrong answer";
+        (framework ? torch_rows : bench_rows).push_back(m);
+      }
+  wb::write_axis_csv_file((dir / "axis.csv").string(), bench_rows);
+  wb::write_axis_csv_file((dir / "axis_torch.csv").string(), torch_rows);
+  const std::string command = python + " '" + std::string(WARPFOLD_SOURCE_DIR) + "/scripts/plot' '" +
+                              (dir / "axis.csv").string() + "' '" + (dir / "axis_torch.csv").string() + "' --out '" +
+                              (dir / "out").string() + "' >/dev/null 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_TRUE(fs::exists(dir / "out" / "axis.png"));
+  EXPECT_GT(fs::file_size(dir / "out" / "axis.png"), 10000u);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,221 @@
+#include "bench_common.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "bench/device.hpp"
+#include "bench/gpu.hpp"
+#include "bench/pool.hpp"
+#include "bench/sizes.hpp"
+#include "bench/statistics.hpp"
+#include "bench/table.hpp"
+
+namespace warpfold::cli {
+namespace {
+
+using bench::measurement;
+
+constexpr std::int64_t ceiling_buffer_bytes = std::int64_t(2) << 30;  // 2 GiB, as in shared/GPU.md
+constexpr int launch_floor_batch = 1000;
+
+measurement ceiling_row(const std::string& impl, const bench::ceiling_measurement& c, const bench_options& o,
+                        const bench::device_description& d) {
+  measurement m;
+  m.impl = impl;
+  m.family = "ceiling";
+  m.bytes = c.bytes;
+  m.time_us = c.time_us.median;
+  m.time_min_us = c.time_us.min;
+  m.time_max_us = c.time_us.max;
+  m.gbps = c.gbps;
+  m.trials = o.trials;
+  m.batch = c.batch;
+  m.buffers = 1;
+  m.device = d.name;
+  m.note = c.variant;
+  return m;
+}
+
+// "  3101.2 GB/s" and "    4.21 µs  ": the ceilings' figures in one column.
+std::string ceiling_figure(const std::string& value, const std::string& unit) {
+  return std::string(value.size() < 8 ? 8 - value.size() : 0, ' ') + value + " " + unit +
+         (unit.size() < 4 ? std::string(4 - bench::display_width(unit), ' ') : "");
+}
+
+}  // namespace
+
+owned_stream::owned_stream() { WARPFOLD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+owned_stream::~owned_stream() { (void)cudaStreamDestroy(stream_); }
+
+progress::progress(bool enabled, int total) : enabled_(enabled), tty_(isatty(STDERR_FILENO) == 1), total_(total) {}
+
+void progress::note(const std::string& what) {
+  clear();
+  std::cerr << what << "\n";
+}
+
+void progress::begin(const std::string& what) {
+  ++done_;
+  current_ = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + what;
+  if (enabled_ && tty_) std::cerr << "\r\033[K" << current_ << " ..." << std::flush;
+}
+
+void progress::status(int count, const std::string& what) {
+  if (!enabled_ || !tty_) return;
+  std::cerr << "\r\033[K[" << done_ + 1 << (count > 1 ? "-" + std::to_string(done_ + count) : "") << "/" << total_
+            << "] " << what << " ..." << std::flush;
+  dirty_ = true;
+}
+
+void progress::end(const std::string& result) {
+  if (!enabled_) return;
+  if (tty_) {
+    std::cerr << "\r\033[K" << current_ << ": " << result << std::flush;
+    dirty_ = true;
+  } else {
+    std::cerr << current_ << ": " << result << "\n";
+  }
+}
+
+void progress::clear() {
+  if (enabled_ && tty_ && dirty_) std::cerr << "\r\033[K" << std::flush;
+  dirty_ = false;
+}
+
+ceilings measure_ceilings(const bench_options& o, const bench::device_description& d, cudaStream_t stream) {
+  // 2 GiB, or less when memory is short; at least 4x L2 either way, so L2 cannot serve it.
+  std::int64_t bytes = std::min(ceiling_buffer_bytes, bench::free_device_memory() / 2) / (1 << 20) * (1 << 20);
+  if (bytes < 4 * d.l2_bytes)
+    throw error("not enough free device memory for the ceilings' buffer (" + bench::format_bytes(double(bytes)) +
+                " free, need 4x L2 = " + bench::format_bytes(4.0 * d.l2_bytes) + ")");
+  void* buffer = nullptr;
+  WARPFOLD_CUDA_CHECK(cudaMalloc(&buffer, static_cast<std::size_t>(bytes)));
+  ceilings c;
+  try {
+    WARPFOLD_CUDA_CHECK(cudaMemsetAsync(buffer, 0x5a, static_cast<std::size_t>(bytes), stream));
+    c.read = ceiling_row("read_ceiling", bench::measure_read_ceiling(buffer, bytes, o.trials, stream), o, d);
+    c.copy = ceiling_row("copy_ceiling", bench::measure_copy_ceiling(buffer, bytes, o.trials, stream), o, d);
+  } catch (...) {
+    (void)cudaFree(buffer);
+    throw;
+  }
+  WARPFOLD_CUDA_CHECK(cudaFree(buffer));
+  c.launch = ceiling_row("launch_floor", bench::measure_launch_floor(o.trials, launch_floor_batch, stream), o, d);
+  c.launch.bytes = 0;
+  c.launch.gbps = 0;
+  c.launch.note = "empty kernel, " + std::to_string(launch_floor_batch) + " launches back to back per trial";
+  c.read.ceiling_gbps = c.copy.ceiling_gbps = c.launch.ceiling_gbps = c.read.gbps;
+  c.read.bytes_in = c.read.bytes;
+  c.copy.bytes_in = c.copy.bytes_out = c.copy.bytes / 2;
+  return c;
+}
+
+void print_header(std::ostream& out, const bench::device_description& d) {
+  out << "warpfold bench\n";
+  out << "device    " << d.name << " (device " << d.ordinal << "): " << d.sm_count << " SMs, L2 "
+      << bench::format_bytes(double(d.l2_bytes)) << ", " << bench::format_bytes(double(d.memory_bytes))
+      << ", compute capability " << d.cc_major << "." << d.cc_minor << "\n";
+  out << "software  driver " << d.driver_version << " (CUDA " << bench::format_cuda_version(d.cuda_driver_version)
+      << "), CUDA runtime " << bench::format_cuda_version(d.cuda_runtime_version) << "\n";
+}
+
+void print_ceilings(std::ostream& out, const ceilings& c) {
+  out << "ceilings  read   " << ceiling_figure(bench::format_gbps(c.read.gbps), "GB/s")
+      << "  read-only streaming kernel, 16-byte loads, " << bench::format_bytes(double(c.read.bytes))
+      << " in one launch\n"
+      << std::string(32, ' ') << "(fastest of 8 configurations: " << c.read.note << ")\n";
+  out << "          copy   " << ceiling_figure(bench::format_gbps(c.copy.gbps), "GB/s")
+      << "  device-to-device cudaMemcpyAsync, bytes read + written (" << bench::format_bytes(double(c.copy.bytes))
+      << ")\n";
+  out << "          launch " << ceiling_figure(bench::format_time_us(c.launch.time_us), "µs")
+      << "  empty kernel launched back to back (min " << bench::format_time_us(c.launch.time_min_us) << ", max "
+      << bench::format_time_us(c.launch.time_max_us) << ")\n";
+}
+
+void print_method(std::ostream& out, const bench::timing_options& t, const bench::device_description& d) {
+  out << "method    CUDA events; " << t.warmup_calls << " warm-up calls, then the median of " << t.trials
+      << " trials (min and max shown).\n"
+      << "          Back to back: each trial times a batch of calls lasting >= "
+      << bench::format_time_us(t.min_batch_us / 1000.0) << " ms and divides by the calls (column 'batch').\n"
+      << "          Trials interleaved across implementations: at each type and size, trial 1 of every\n"
+      << "          implementation, then trial 2 of every one, and so on.\n"
+      << "          Inputs of varied values, rotated over buffers totalling >= " << bench::input_pool::rotation_factor
+      << "x L2 (" << bench::format_bytes(double(d.l2_bytes)) << "): every call reads cold data.\n"
+      << "          Every timed result is checked against a host reference; a wrong answer shows as FAILED.\n";
+}
+
+std::vector<measurement> measure_interleaved(std::vector<contender>& contenders, int trials, const std::string& point,
+                                             progress& bar) {
+  struct state {
+    contender::opened timed;
+    bool running = false;  // started, and no check has failed
+  };
+  std::vector<state> all(contenders.size());
+
+  // Runs one stage of contender i; a failed check or an exception ends its measurement.
+  auto run_stage = [&](std::size_t i, const auto& stage) {
+    state& s = all[i];
+    measurement& row = contenders[i].row;
+    try {
+      s.running = stage(s);
+      if (!s.running) {
+        row.ok = false;
+        row.error = s.timed.session->result().error;
+      }
+    } catch (const std::exception& failure) {
+      s.running = false;
+      row.ok = false;
+      row.error = failure.what();
+      // An error that breaks the CUDA context (an illegal address, say) makes every later
+      // number meaningless: stop here rather than print them.
+      (void)cudaGetLastError();
+      const cudaError_t sticky = cudaDeviceSynchronize();
+      if (sticky != cudaSuccess)
+        throw cuda_error(sticky, row.impl + " broke the CUDA context (" + failure.what() + "); stopping");
+    }
+  };
+
+  const int count = static_cast<int>(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    bar.status(count, point + "warming up " + contenders[i].label);
+    run_stage(i, [&](state& s) {
+      s.timed = contenders[i].open();
+      return s.timed.session->start();
+    });
+  }
+  for (const bench::trial_slot& slot : bench::interleaved_schedule(count, trials)) {
+    const std::size_t i = static_cast<std::size_t>(slot.impl);
+    if (!all[i].running) continue;  // FAILED already: the others go on
+    bar.status(count, point + "trial " + std::to_string(slot.trial + 1) + "/" + std::to_string(trials) + ", " +
+                          contenders[i].label);
+    run_stage(i, [](state& s) { return s.timed.session->trial(); });
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!all[i].running) continue;
+    bar.status(count, point + "verifying " + contenders[i].label);
+    run_stage(i, [](state& s) { return s.timed.session->finish(); });
+  }
+
+  std::vector<measurement> rows;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    measurement m = contenders[i].row;
+    const bench::timing_session* session = all[i].timed.session.get();
+    if (session) {
+      m.launches = session->result().launches;
+      m.batch = session->result().batch;
+    }
+    if (m.ok) {  // every stage passed: the session has its summary
+      const bench::summary& per_call = session->result().per_call_us;
+      m.time_us = per_call.median;
+      m.time_min_us = per_call.min;
+      m.time_max_us = per_call.max;
+      m.gbps = bench::gbps(double(m.bytes), m.time_us);
+    }
+    rows.push_back(std::move(m));
+  }
+  return rows;
+}
+
+}  // namespace warpfold::cli
