@@ -28,6 +28,7 @@
 // Errors (warpfold::invalid_argument; nothing is launched or written): a rank above 8, a
 // negative extent, an axis out of range, a duplicate axis, a shape whose element count
 // overflows int64, a null or host pointer, and an output capacity smaller than the output.
+// (d_out may be null when the output has no elements.)
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -60,10 +61,12 @@ class shape {
   std::int64_t operator[](int axis) const { return extents_[axis]; }
   const std::int64_t* begin() const { return extents_.data(); }
   const std::int64_t* end() const { return extents_.data() + rank_; }
-  // The product of the extents (1 for a scalar). Reductions check it for overflow first.
+  // The product of the extents (1 for a scalar); throws invalid_argument if it overflows.
   std::int64_t elements() const {
     std::int64_t n = 1;
-    for (int a = 0; a < rank_; ++a) n *= extents_[a];
+    for (int a = 0; a < rank_; ++a)
+      if (__builtin_mul_overflow(n, extents_[a], &n))
+        throw invalid_argument("warpfold::shape: " + to_string() + " has more than 2^63 - 1 elements");
     return n;
   }
   std::string to_string() const {
@@ -122,7 +125,8 @@ std::vector<Acc> reduce_axes(const T* d_in, const shape& in, const axes& reduce,
 
 // Segmented reduce, as cub::DeviceSegmentedReduce: output i reduces d_in[d_begin[i] ..
 // d_end[i]) (an empty segment when end <= begin). The offset arrays live in device memory;
-// argmin/argmax indices count from the segment's begin.
+// argmin/argmax indices count from the segment's begin. The offsets cannot be checked on the
+// host: they must lie inside the input. d_in must be device memory whenever segments > 0.
 template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
 void reduce_segments(const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end, std::int64_t segments,
                      Acc* d_out, cudaStream_t stream);

@@ -87,7 +87,9 @@ inline std::vector<bool> reduced_flags(const shape& in, const axes& reduce, cons
                                                             : " (a scalar has no axes)")));
     const int axis = a < 0 ? a + in.rank() : a;
     if (flags[axis])
-      throw invalid_argument(axis_error(api, "axis " + std::to_string(axis) + " is listed twice"));
+      throw invalid_argument(axis_error(api, "axis " + std::to_string(axis) +
+                                                 (a < 0 ? " (given as " + std::to_string(a) + ")" : "") +
+                                                 " is listed twice"));
     flags[axis] = true;
   }
   return flags;

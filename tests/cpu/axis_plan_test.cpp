@@ -1,0 +1,596 @@
+// The host half of the axis API, which needs no GPU: warpfold::shape, reduced_shape(), and
+// axis::make_plan(), the step from (shape, axes) to the few problem kinds the kernels know.
+// Hand-worked plans for every kind (nothing, full, rows, columns), the merging of
+// neighbouring axes and the dropping of extent-1 axes, every error with its message, and a
+// brute-force check on random shapes: the plan's offsets must visit, for each output, exactly
+// the input elements a naive multi-index loop visits, in the same reduced-axes row-major
+// order (the order that argmin/argmax indices count in).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "warpfold/axes.hpp"
+#include "warpfold/axis/plan.hpp"
+#include "warpfold/error.hpp"
+#include "warpfold_test/generate.hpp"
+
+namespace {
+
+using warpfold::axes;
+using warpfold::shape;
+using warpfold::axis::make_plan;
+using warpfold::axis::plan;
+using warpfold::axis::plan_kind;
+using warpfold::axis::strided_dims;
+
+using dims = std::vector<std::pair<std::int64_t, std::int64_t>>;  // (extent, stride), outermost first
+
+dims to_dims(const strided_dims& d) {
+  dims out;
+  for (int i = 0; i < d.count; ++i) out.emplace_back(d.extent[i], d.stride[i]);
+  return out;
+}
+
+const char* kind_name(plan_kind kind) {
+  switch (kind) {
+    case plan_kind::nothing: return "nothing";
+    case plan_kind::full: return "full";
+    case plan_kind::rows: return "rows";
+    case plan_kind::columns: return "columns";
+  }
+  return "?";
+}
+
+std::string describe(const shape& in, const axes& reduce) {
+  std::string text = in.to_string() + " over {";
+  for (std::size_t i = 0; i < reduce.list().size(); ++i) text += (i ? ", " : "") + std::to_string(reduce.list()[i]);
+  return text + "}";
+}
+
+plan plan_of(const shape& in, const axes& reduce) { return make_plan(in, reduce, "test"); }
+
+// Expects `call` to throw warpfold::invalid_argument whose message contains every one of `words`.
+template <typename Call>
+void expect_invalid(Call call, const std::vector<std::string>& words) {
+  try {
+    call();
+    ADD_FAILURE() << "expected warpfold::invalid_argument";
+  } catch (const warpfold::invalid_argument& e) {
+    const std::string message = e.what();
+    for (const std::string& w : words)
+      EXPECT_NE(message.find(w), std::string::npos) << "the message should contain '" << w << "': " << message;
+  }
+}
+
+// ---- shape ----
+
+TEST(AxisShape, RankExtentsElementsAndText) {
+  const shape scalar;
+  EXPECT_EQ(scalar.rank(), 0);
+  EXPECT_EQ(scalar.elements(), 1) << "a scalar is one element";
+  EXPECT_EQ(scalar.to_string(), "()");
+
+  const shape vector{7};
+  EXPECT_EQ(vector.rank(), 1);
+  EXPECT_EQ(vector[0], 7);
+  EXPECT_EQ(vector.to_string(), "(7,)") << "rank 1 prints as a Python tuple";
+
+  const shape matrix{4096, 16};
+  EXPECT_EQ(matrix.rank(), 2);
+  EXPECT_EQ(matrix[0], 4096);
+  EXPECT_EQ(matrix[1], 16);
+  EXPECT_EQ(matrix.elements(), 4096 * 16);
+  EXPECT_EQ(matrix.to_string(), "(4096, 16)");
+  EXPECT_EQ(std::vector<std::int64_t>(matrix.begin(), matrix.end()), (std::vector<std::int64_t>{4096, 16}));
+
+  EXPECT_EQ(shape({3, 0, 5}).elements(), 0);
+  EXPECT_EQ(shape(std::vector<std::int64_t>{2, 3, 4}), (shape{2, 3, 4}));
+  EXPECT_NE((shape{2, 3}), (shape{3, 2}));
+  EXPECT_NE((shape{2, 3}), (shape{2, 3, 1})) << "a trailing 1 is a different rank";
+  EXPECT_NE(shape{}, (shape{1}));
+}
+
+TEST(AxisShape, RankEightIsTheLimit) {
+  const shape eight{1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(eight.rank(), warpfold::max_rank);
+  EXPECT_EQ(eight.elements(), 40320);
+  EXPECT_EQ(shape(std::vector<std::int64_t>(8, 2)).rank(), 8);
+
+  expect_invalid([] { shape nine{1, 2, 3, 4, 5, 6, 7, 8, 9}; }, {"warpfold::shape", "rank above 8"});
+  expect_invalid([] { shape nine(std::vector<std::int64_t>(9, 1)); }, {"warpfold::shape", "rank above 8"});
+  expect_invalid([] { shape many(std::vector<std::int64_t>(100, 2)); }, {"rank above 8"});
+}
+
+// ---- reduced_shape ----
+
+TEST(AxisReducedShape, DropsOrKeepsTheReducedAxes) {
+  const shape in{2, 3, 4, 5};
+  EXPECT_EQ(warpfold::reduced_shape(in, {1}), (shape{2, 4, 5}));
+  EXPECT_EQ(warpfold::reduced_shape(in, {1}, true), (shape{2, 1, 4, 5}));
+  EXPECT_EQ(warpfold::reduced_shape(in, {3, 0}), (shape{3, 4})) << "axis order does not matter";
+  EXPECT_EQ(warpfold::reduced_shape(in, {0, 3}, true), (shape{1, 3, 4, 1}));
+  EXPECT_EQ(warpfold::reduced_shape(in, {}), in) << "no axes: nothing reduced";
+  EXPECT_EQ(warpfold::reduced_shape(in, {}, true), in);
+  EXPECT_EQ(warpfold::reduced_shape(in, {0, 1, 2, 3}), shape{}) << "every axis: a scalar";
+  EXPECT_EQ(warpfold::reduced_shape(in, {0, 1, 2, 3}, true), (shape{1, 1, 1, 1}));
+  EXPECT_EQ(warpfold::reduced_shape(in, {0, 1, 2, 3}).elements(), 1);
+}
+
+TEST(AxisReducedShape, NegativeAxesCountFromTheEnd) {
+  const shape in{2, 3, 4, 5};
+  EXPECT_EQ(warpfold::reduced_shape(in, {-1}), (shape{2, 3, 4}));
+  EXPECT_EQ(warpfold::reduced_shape(in, {-4}), (shape{3, 4, 5}));
+  EXPECT_EQ(warpfold::reduced_shape(in, {-1, -3}, true), (shape{2, 1, 4, 1}));
+  EXPECT_EQ(warpfold::reduced_shape(in, {-2, 0}), warpfold::reduced_shape(in, {2, 0}));
+}
+
+TEST(AxisReducedShape, EmptyAndUnitExtents) {
+  EXPECT_EQ(warpfold::reduced_shape({0, 5}, {1}), (shape{0}));
+  EXPECT_EQ(warpfold::reduced_shape({0, 5}, {0}), (shape{5})) << "reducing an empty axis leaves identities";
+  EXPECT_EQ(warpfold::reduced_shape({1, 1}, {0}), (shape{1}));
+  EXPECT_EQ(warpfold::reduced_shape(shape{}, {}), shape{}) << "a scalar with no axes";
+  EXPECT_EQ(warpfold::reduced_shape(shape{}, {}, true), shape{});
+}
+
+TEST(AxisReducedShape, RejectsWhatTheReductionsReject) {
+  expect_invalid([] { warpfold::reduced_shape({3, 4}, {2}); }, {"warpfold::reduced_shape", "out of range"});
+  expect_invalid([] { warpfold::reduced_shape({3, 4}, {0, -2}); }, {"warpfold::reduced_shape", "twice"});
+  expect_invalid([] { warpfold::reduced_shape({3, -4}, {0}); }, {"warpfold::reduced_shape", "negative"});
+  const std::int64_t big = std::int64_t{1} << 32;
+  expect_invalid([&] { warpfold::reduced_shape({big, big}, {0}); }, {"warpfold::reduced_shape", "2^63 - 1"});
+}
+
+// ---- make_plan: one case per kind, worked out by hand ----
+
+TEST(AxisPlan, NothingToWriteWhenAKeptExtentIsZero) {
+  for (const auto& [in, reduce] : std::vector<std::pair<shape, axes>>{
+           {{0, 5}, {1}}, {{5, 0}, {0}}, {{0}, {}}, {{2, 0, 3}, {0, 2}}, {{0, 0}, {}}, {{3, 0, 0}, {2}}}) {
+    SCOPED_TRACE(describe(in, reduce));
+    const plan p = plan_of(in, reduce);
+    EXPECT_EQ(p.kind, plan_kind::nothing);
+    EXPECT_EQ(p.outputs, 0);
+  }
+}
+
+TEST(AxisPlan, EmptyReducedAxesGiveIdentityRows) {
+  // Outputs exist but reduce no elements: each is the op's identity.
+  for (const auto& [in, reduce, outputs] : std::vector<std::tuple<shape, axes, std::int64_t>>{
+           {{3, 0}, {1}, 3}, {{0, 3}, {0}, 3}, {{3, 0, 4}, {1}, 12}, {{0}, {0}, 1}, {{2, 0, 5}, {0, 1}, 5}}) {
+    SCOPED_TRACE(describe(in, reduce));
+    const plan p = plan_of(in, reduce);
+    EXPECT_EQ(p.kind, plan_kind::rows);
+    EXPECT_EQ(p.outputs, outputs);
+    EXPECT_EQ(p.reduced, 0);
+    EXPECT_EQ(p.run_length * p.runs.size(), 0) << "no element may be read";
+  }
+}
+
+TEST(AxisPlan, EveryNonUnitAxisReducedIsOneFullReduction) {
+  for (const auto& [in, reduce, reduced] : std::vector<std::tuple<shape, axes, std::int64_t>>{
+           {{7}, {0}, 7},
+           {{3, 5}, {0, 1}, 15},
+           {{3, 5}, {-1, -2}, 15},
+           {{1, 5, 1}, {1}, 5},      // the kept axes have extent 1
+           {{3, 1}, {0}, 3},
+           {{3, 1, 5}, {0, 2}, 15},  // reduced axes around a unit axis merge
+           {{2, 3, 4, 5, 6}, {0, 1, 2, 3, 4}, 720},
+           {{1, 1}, {}, 1},          // nothing reduced, one output: a "reduction" of one element
+           {{}, {}, 1}}) {           // a scalar
+    SCOPED_TRACE(describe(in, reduce));
+    const plan p = plan_of(in, reduce);
+    EXPECT_EQ(p.kind, plan_kind::full);
+    EXPECT_EQ(p.outputs, 1);
+    EXPECT_EQ(p.reduced, reduced);
+  }
+}
+
+TEST(AxisPlan, NoReducedAxisIsACopyAsRunsOfOne) {
+  const plan p = plan_of({3, 5}, {});
+  EXPECT_EQ(p.kind, plan_kind::rows);
+  EXPECT_EQ(p.outputs, 15);
+  EXPECT_EQ(p.reduced, 1);
+  EXPECT_EQ(to_dims(p.kept), (dims{{15, 1}}));
+  EXPECT_EQ(p.runs.count, 0);
+  EXPECT_EQ(p.run_length, 1);
+
+  const plan unit = plan_of({3, 1, 5}, {1});  // only an extent-1 axis is reduced
+  EXPECT_EQ(unit.kind, plan_kind::rows);
+  EXPECT_EQ(unit.outputs, 15);
+  EXPECT_EQ(unit.reduced, 1);
+  EXPECT_EQ(to_dims(unit.kept), (dims{{15, 1}}));
+  EXPECT_EQ(unit.run_length, 1);
+}
+
+TEST(AxisPlan, MatrixAlongTheLastAxisIsRows) {
+  const plan p = plan_of({4096, 16}, {1});
+  EXPECT_EQ(p.kind, plan_kind::rows);
+  EXPECT_EQ(p.outputs, 4096);
+  EXPECT_EQ(p.reduced, 16);
+  EXPECT_EQ(p.run_length, 16);
+  EXPECT_EQ(to_dims(p.kept), (dims{{4096, 16}}));
+  EXPECT_EQ(p.runs.count, 0) << "one run per output";
+}
+
+TEST(AxisPlan, MatrixAlongTheFirstAxisIsColumns) {
+  const plan p = plan_of({4096, 16}, {0});
+  EXPECT_EQ(p.kind, plan_kind::columns);
+  EXPECT_EQ(p.outputs, 16);
+  EXPECT_EQ(p.reduced, 4096);
+  EXPECT_EQ(p.columns, 16);
+  EXPECT_EQ(p.kept.count, 0);
+  EXPECT_EQ(to_dims(p.runs), (dims{{4096, 16}}));
+}
+
+TEST(AxisPlan, NeighbouringAxesOfOneKindMerge) {
+  const plan inner = plan_of({2, 3, 4, 5}, {2, 3});
+  EXPECT_EQ(inner.kind, plan_kind::rows);
+  EXPECT_EQ(inner.run_length, 20);
+  EXPECT_EQ(to_dims(inner.kept), (dims{{6, 20}}));
+  EXPECT_EQ(inner.runs.count, 0);
+
+  const plan outer = plan_of({2, 3, 4, 5}, {0, 1});
+  EXPECT_EQ(outer.kind, plan_kind::columns);
+  EXPECT_EQ(outer.columns, 20);
+  EXPECT_EQ(outer.kept.count, 0);
+  EXPECT_EQ(to_dims(outer.runs), (dims{{6, 20}}));
+
+  const plan middle = plan_of({2, 3, 4, 5}, {1, 2});
+  EXPECT_EQ(middle.kind, plan_kind::columns);
+  EXPECT_EQ(middle.columns, 5);
+  EXPECT_EQ(to_dims(middle.kept), (dims{{2, 60}}));
+  EXPECT_EQ(to_dims(middle.runs), (dims{{12, 5}}));
+  EXPECT_EQ(middle.outputs, 10);
+  EXPECT_EQ(middle.reduced, 12);
+}
+
+TEST(AxisPlan, AlternatingAxesKeepTheirStrides) {
+  // (2, 3, 4, 5) has strides (60, 20, 5, 1).
+  const plan odd = plan_of({2, 3, 4, 5}, {1, 3});
+  EXPECT_EQ(odd.kind, plan_kind::rows);
+  EXPECT_EQ(odd.outputs, 8);
+  EXPECT_EQ(odd.reduced, 15);
+  EXPECT_EQ(odd.run_length, 5);
+  EXPECT_EQ(to_dims(odd.kept), (dims{{2, 60}, {4, 5}}));
+  EXPECT_EQ(to_dims(odd.runs), (dims{{3, 20}}));
+
+  const plan even = plan_of({2, 3, 4, 5}, {0, 2});
+  EXPECT_EQ(even.kind, plan_kind::columns);
+  EXPECT_EQ(even.outputs, 15);
+  EXPECT_EQ(even.reduced, 8);
+  EXPECT_EQ(even.columns, 5);
+  EXPECT_EQ(to_dims(even.kept), (dims{{3, 20}}));
+  EXPECT_EQ(to_dims(even.runs), (dims{{2, 60}, {4, 5}}));
+}
+
+TEST(AxisPlan, UnitExtentsAreDroppedWhereverTheyAre) {
+  // Axes 0, 2 and 4 have extent 1: the plan is that of (3, 5) over {0}.
+  const plan p = plan_of({1, 3, 1, 5, 1}, {1, 4});
+  EXPECT_EQ(p.kind, plan_kind::columns);
+  EXPECT_EQ(p.outputs, 5);
+  EXPECT_EQ(p.reduced, 3);
+  EXPECT_EQ(p.columns, 5);
+  EXPECT_EQ(p.kept.count, 0);
+  EXPECT_EQ(to_dims(p.runs), (dims{{3, 5}}));
+
+  // A unit axis between a kept and a reduced one, reduced or kept, changes nothing.
+  for (const axes& reduce : {axes{0}, axes{0, 1}}) {
+    SCOPED_TRACE(describe({3, 1, 5}, reduce));
+    const plan q = plan_of({3, 1, 5}, reduce);
+    EXPECT_EQ(q.kind, plan_kind::columns);
+    EXPECT_EQ(q.columns, 5);
+    EXPECT_EQ(to_dims(q.runs), (dims{{3, 5}}));
+  }
+  // A unit axis between two kept ones: they still merge into one.
+  const plan merged = plan_of({3, 1, 5, 7}, {3});
+  EXPECT_EQ(merged.kind, plan_kind::rows);
+  EXPECT_EQ(to_dims(merged.kept), (dims{{15, 7}}));
+  EXPECT_EQ(merged.run_length, 7);
+}
+
+TEST(AxisPlan, RankEightAlternatingFillsFourDimensions) {
+  // Strides of (2, 3, 2, 3, 2, 3, 2, 3): 648, 216, 108, 36, 18, 6, 3, 1.
+  const shape in{2, 3, 2, 3, 2, 3, 2, 3};
+  const plan rows = plan_of(in, {1, 3, 5, 7});
+  EXPECT_EQ(rows.kind, plan_kind::rows);
+  EXPECT_EQ(rows.run_length, 3);
+  EXPECT_EQ(to_dims(rows.kept), (dims{{2, 648}, {2, 108}, {2, 18}, {2, 3}}));
+  EXPECT_EQ(to_dims(rows.runs), (dims{{3, 216}, {3, 36}, {3, 6}}));
+  EXPECT_EQ(rows.outputs, 16);
+  EXPECT_EQ(rows.reduced, 81);
+
+  const plan columns = plan_of(in, {0, 2, 4, 6});
+  EXPECT_EQ(columns.kind, plan_kind::columns);
+  EXPECT_EQ(columns.columns, 3);
+  EXPECT_EQ(to_dims(columns.kept), (dims{{3, 216}, {3, 36}, {3, 6}}));
+  EXPECT_EQ(to_dims(columns.runs), (dims{{2, 648}, {2, 108}, {2, 18}, {2, 3}}));
+  EXPECT_EQ(columns.outputs, 81);
+  EXPECT_EQ(columns.reduced, 16);
+}
+
+TEST(AxisPlan, NegativeAxesPlanLikeTheirPositiveSpelling) {
+  const shape in{2, 3, 4, 5};
+  for (const auto& [negative, positive] : std::vector<std::pair<axes, axes>>{
+           {{-1}, {3}}, {{-4}, {0}}, {{-1, -3}, {3, 1}}, {{0, -2}, {0, 2}}, {{-4, -3, -2, -1}, {0, 1, 2, 3}}}) {
+    SCOPED_TRACE(describe(in, negative));
+    const plan a = plan_of(in, negative), b = plan_of(in, positive);
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.outputs, b.outputs);
+    EXPECT_EQ(a.reduced, b.reduced);
+    EXPECT_EQ(to_dims(a.kept), to_dims(b.kept));
+    EXPECT_EQ(to_dims(a.runs), to_dims(b.runs));
+    EXPECT_EQ(a.run_length, b.run_length);
+    EXPECT_EQ(a.columns, b.columns);
+  }
+}
+
+TEST(AxisPlan, ExtentsNearTheInt64LimitAreAccepted) {
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  const plan p = plan_of({max}, {0});
+  EXPECT_EQ(p.kind, plan_kind::full);
+  EXPECT_EQ(p.reduced, max);
+  const plan q = plan_of({2, max / 2}, {1});
+  EXPECT_EQ(q.kind, plan_kind::rows);
+  EXPECT_EQ(q.outputs, 2);
+  EXPECT_EQ(q.run_length, max / 2);
+  EXPECT_EQ(q.kept.offset(1), max / 2);
+}
+
+TEST(AxisPlan, StridedDimsOffsetIsRowMajor) {
+  strided_dims d;
+  EXPECT_EQ(d.size(), 1);
+  EXPECT_EQ(d.offset(0), 0);
+  d.push(3, 100);
+  d.push(4, 10);
+  d.push(5, 1);
+  EXPECT_EQ(d.size(), 60);
+  EXPECT_EQ(d.offset(0), 0);
+  EXPECT_EQ(d.offset(1), 1);
+  EXPECT_EQ(d.offset(5), 10);
+  EXPECT_EQ(d.offset(7), 12);
+  EXPECT_EQ(d.offset(20), 100);
+  EXPECT_EQ(d.offset(59), 234);
+}
+
+// ---- errors ----
+
+TEST(AxisPlanErrors, AxisOutOfRangeNamesTheAxisTheRankAndTheValidRange) {
+  expect_invalid([] { plan_of({3, 4}, {2}); },
+                 {"test: ", "axis 2 is out of range for an array of rank 2", "valid: -2 to 1"});
+  expect_invalid([] { plan_of({3, 4}, {-3}); }, {"axis -3 is out of range", "rank 2"});
+  expect_invalid([] { plan_of({3, 4, 5}, {0, 7}); }, {"axis 7", "rank 3", "-3 to 2"});
+  expect_invalid([] { plan_of(shape{}, {0}); }, {"axis 0 is out of range", "a scalar has no axes"});
+  expect_invalid([] { plan_of(shape{}, {-1}); }, {"axis -1", "a scalar has no axes"});
+  expect_invalid([] { plan_of({5}, {std::numeric_limits<int>::min()}); }, {"out of range"});
+  expect_invalid([] { plan_of({5}, {std::numeric_limits<int>::max()}); }, {"out of range"});
+}
+
+TEST(AxisPlanErrors, DuplicateAxisNamesTheAxis) {
+  expect_invalid([] { plan_of({3, 4}, {1, 1}); }, {"test: ", "axis 1 is listed twice"});
+  expect_invalid([] { plan_of({3, 4, 5}, {0, 2, 0}); }, {"axis 0 is listed twice"});
+  // -1 and rank - 1 are one axis, in either order.
+  expect_invalid([] { plan_of({3, 4, 5}, {-1, 2}); }, {"axis 2", "twice"});
+  expect_invalid([] { plan_of({3, 4, 5}, {2, -1}); }, {"axis 2", "twice"});
+  expect_invalid([] { plan_of({3, 4, 5}, {-3, 0}); }, {"axis 0", "twice"});
+  expect_invalid([] { plan_of({3, 4, 5}, {-2, -2}); }, {"axis 1", "twice"});
+}
+
+TEST(AxisPlanErrors, NegativeExtentNamesTheExtentTheAxisAndTheShape) {
+  expect_invalid([] { plan_of({3, -1}, {0}); },
+                 {"test: ", "extent -1 of axis 1 in shape (3, -1) is negative"});
+  expect_invalid([] { plan_of({-5}, {}); }, {"extent -5 of axis 0", "(-5,)", "negative"});
+  expect_invalid([] { plan_of({0, -2}, {1}); }, {"extent -2", "negative"});  // an empty array is still checked
+}
+
+TEST(AxisPlanErrors, ElementCountOverflowNamesTheShape) {
+  const std::int64_t big = std::int64_t{1} << 32;
+  expect_invalid([&] { plan_of({big, big}, {0}); },
+                 {"test: ", "shape (4294967296, 4294967296) has more than 2^63 - 1 elements"});
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  expect_invalid([&] { plan_of({2, max / 2 + 1}, {1}); }, {"2^63 - 1"});
+  expect_invalid([&] { plan_of({3, 3, max / 8}, {}); }, {"2^63 - 1"});
+  // Documented in plan.hpp: a zero extent does not excuse the others from multiplying out.
+  expect_invalid([&] { plan_of({0, big, big}, {0}); }, {"2^63 - 1"});
+}
+
+// ---- brute force: the plan's offsets against a naive multi-index loop ----
+
+struct naive_output {
+  std::vector<std::int64_t> offsets;  // input offsets in row-major order over the reduced axes
+};
+
+// For each output, in row-major order over the kept axes, the input offsets it reduces.
+// Shares nothing with make_plan: strides, odometers and flags are computed here from scratch.
+std::vector<naive_output> naive_reduction(const std::vector<std::int64_t>& extents, const std::vector<bool>& reduced) {
+  const int rank = static_cast<int>(extents.size());
+  std::vector<std::int64_t> stride(rank, 1);
+  for (int a = rank - 2; a >= 0; --a) stride[a] = stride[a + 1] * extents[a + 1];
+  std::vector<int> kept_axes, reduced_axes;
+  for (int a = 0; a < rank; ++a) (reduced[a] ? reduced_axes : kept_axes).push_back(a);
+
+  auto count = [&](const std::vector<int>& list) {
+    std::int64_t n = 1;
+    for (int a : list) n *= extents[a];
+    return n;
+  };
+  // Visits every multi-index over `list` in row-major order; f(offset of that multi-index).
+  auto odometer = [&](const std::vector<int>& list, auto&& f) {
+    if (count(list) == 0) return;
+    std::vector<std::int64_t> index(list.size(), 0);
+    while (true) {
+      std::int64_t offset = 0;
+      for (std::size_t i = 0; i < list.size(); ++i) offset += index[i] * stride[list[i]];
+      f(offset);
+      int i = static_cast<int>(list.size()) - 1;
+      while (i >= 0 && ++index[i] == extents[list[i]]) index[i--] = 0;
+      if (i < 0) return;
+    }
+  };
+  std::vector<naive_output> outputs;
+  odometer(kept_axes, [&](std::int64_t base) {
+    naive_output out;
+    odometer(reduced_axes, [&](std::int64_t offset) { out.offsets.push_back(base + offset); });
+    outputs.push_back(std::move(out));
+  });
+  return outputs;
+}
+
+// The same, read off the plan as the kernels read it (plan.hpp's comment on struct plan).
+std::vector<naive_output> planned_reduction(const plan& p) {
+  std::vector<naive_output> outputs(static_cast<std::size_t>(p.outputs));
+  switch (p.kind) {
+    case plan_kind::nothing: break;
+    case plan_kind::full:
+      for (std::int64_t i = 0; i < p.reduced; ++i) outputs[0].offsets.push_back(i);
+      break;
+    case plan_kind::rows:
+      for (std::int64_t o = 0; o < p.outputs; ++o)
+        for (std::int64_t j = 0; j < p.runs.size() && p.run_length > 0; ++j)
+          for (std::int64_t i = 0; i < p.run_length; ++i)
+            outputs[o].offsets.push_back(p.kept.offset(o) + p.runs.offset(j) + i);
+      break;
+    case plan_kind::columns:
+      for (std::int64_t b = 0; b < p.kept.size(); ++b)
+        for (std::int64_t c = 0; c < p.columns; ++c)
+          for (std::int64_t j = 0; j < p.runs.size(); ++j) {
+            const std::int64_t o = b * p.columns + c;
+            if (o < p.outputs) outputs[o].offsets.push_back(p.kept.offset(b) + c + p.runs.offset(j));
+          }
+      break;
+  }
+  return outputs;
+}
+
+// Groups of neighbouring non-unit axes of one kind: what the plan's dimensions must add up to.
+int group_count(const std::vector<std::int64_t>& extents, const std::vector<bool>& reduced) {
+  int groups = 0;
+  int last = -1;  // 0 kept, 1 reduced
+  for (std::size_t a = 0; a < extents.size(); ++a) {
+    if (extents[a] == 1) continue;
+    const int kind = reduced[a] ? 1 : 0;
+    if (kind != last) ++groups;
+    last = kind;
+  }
+  return groups;
+}
+
+::testing::AssertionResult plan_matches_naive(const std::vector<std::int64_t>& extents, const std::vector<int>& list) {
+  const int rank = static_cast<int>(extents.size());
+  std::vector<bool> reduced(rank, false);
+  for (int a : list) reduced[a < 0 ? a + rank : a] = true;
+  const shape in(extents);
+  const plan p = plan_of(in, axes(list));
+  const std::vector<naive_output> expected = naive_reduction(extents, reduced);
+  const std::int64_t elements = in.elements();
+
+  std::int64_t expected_reduced = 1;
+  for (int a = 0; a < rank; ++a)
+    if (reduced[a]) expected_reduced *= extents[a];
+
+  auto fail = [&]() {
+    return ::testing::AssertionFailure() << describe(in, axes(list)) << ", plan kind " << kind_name(p.kind) << ": ";
+  };
+  if (p.outputs != static_cast<std::int64_t>(expected.size()))
+    return fail() << "outputs " << p.outputs << ", expected " << expected.size();
+  if (warpfold::reduced_shape(in, axes(list)).elements() != p.outputs)
+    return fail() << "outputs differ from reduced_shape().elements()";
+  if ((p.kind == plan_kind::nothing) != (p.outputs == 0)) return fail() << "kind nothing iff no outputs";
+  if (p.outputs == 0) return ::testing::AssertionSuccess();
+  if (p.reduced != expected_reduced) return fail() << "reduced " << p.reduced << ", expected " << expected_reduced;
+  if (p.kind == plan_kind::rows && p.reduced > 0) {
+    if (p.kept.size() != p.outputs) return fail() << "kept.size() " << p.kept.size() << " != outputs";
+    if (p.runs.size() * p.run_length != p.reduced) return fail() << "runs x run_length != reduced";
+  }
+  if (p.kind == plan_kind::columns) {
+    if (p.kept.size() * p.columns != p.outputs) return fail() << "kept.size() x columns != outputs";
+    if (p.runs.size() != p.reduced) return fail() << "runs.size() != reduced";
+  }
+  // Merging and dropping: one plan dimension per group of neighbouring non-unit axes.
+  if (p.reduced > 0 && (p.kind == plan_kind::rows || p.kind == plan_kind::columns)) {
+    const int groups = group_count(extents, reduced);
+    const bool copy = p.kind == plan_kind::rows && p.runs.count == 0 && p.run_length == 1 && p.reduced == 1;
+    const int planned = p.kept.count + p.runs.count + (copy ? 0 : 1);
+    if (planned != groups) return fail() << planned << " plan dimensions for " << groups << " groups of axes";
+    for (const strided_dims* d : {&p.kept, &p.runs})
+      for (int i = 0; i < d->count; ++i)
+        if (d->extent[i] < 2 || d->stride[i] < 1) return fail() << "a plan dimension of extent < 2 or stride < 1";
+  }
+
+  const std::vector<naive_output> got = planned_reduction(p);
+  for (std::size_t o = 0; o < expected.size(); ++o) {
+    if (got[o].offsets != expected[o].offsets) {
+      auto f = fail() << "output " << o << " reduces offsets {";
+      for (std::size_t i = 0; i < got[o].offsets.size() && i < 12; ++i) f << (i ? ", " : "") << got[o].offsets[i];
+      f << (got[o].offsets.size() > 12 ? ", ..." : "") << "}, expected {";
+      for (std::size_t i = 0; i < expected[o].offsets.size() && i < 12; ++i)
+        f << (i ? ", " : "") << expected[o].offsets[i];
+      return f << (expected[o].offsets.size() > 12 ? ", ..." : "") << "} (in reduced-axes row-major order)";
+    }
+    for (std::int64_t offset : got[o].offsets)
+      if (offset < 0 || offset >= elements) return fail() << "offset " << offset << " outside the input";
+  }
+  // Every input element is read exactly once over all outputs (when nothing is empty).
+  if (p.reduced > 0) {
+    std::vector<int> reads(static_cast<std::size_t>(elements), 0);
+    for (const naive_output& out : got)
+      for (std::int64_t offset : out.offsets) ++reads[static_cast<std::size_t>(offset)];
+    if (std::any_of(reads.begin(), reads.end(), [](int r) { return r != 1; }))
+      return fail() << "some input element is read other than exactly once";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(AxisPlanBruteForce, ExhaustiveAxisSetsOfSmallShapes) {
+  // Every axis subset of shapes with unit, empty and merged axes, in every position.
+  const std::vector<std::vector<std::int64_t>> shapes = {
+      {5},          {1},          {0},          {3, 4},          {1, 4},          {4, 1},
+      {0, 3},       {3, 0},       {2, 3, 4},    {1, 3, 4},       {2, 1, 4},       {2, 3, 1},
+      {3, 1, 1},    {1, 1, 3},    {1, 1, 1},    {2, 0, 3},       {2, 3, 4, 5},    {1, 3, 1, 5},
+      {3, 1, 5, 1}, {2, 1, 1, 3}, {1, 1, 1, 1}, {2, 3, 2, 3, 2}, {2, 1, 3, 1, 2}, {2, 3, 2, 3, 2, 3},
+      {2, 2, 2, 2, 2, 2, 2}, {2, 3, 2, 3, 2, 3, 2, 3}, {1, 2, 1, 2, 1, 2, 1, 2}};
+  int checked = 0;
+  for (const std::vector<std::int64_t>& extents : shapes) {
+    const int rank = static_cast<int>(extents.size());
+    for (int mask = 0; mask < (1 << rank); ++mask) {
+      std::vector<int> list;
+      for (int a = 0; a < rank; ++a)
+        if (mask & (1 << a)) list.push_back(a);
+      EXPECT_TRUE(plan_matches_naive(extents, list));
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 800);
+}
+
+TEST(AxisPlanBruteForce, RandomShapesAndAxisSets) {
+  // Ranks 1 to 8, extents 0 to 6 (1 and 2 often, 0 rarely), axes in random order and spelling.
+  std::mt19937_64 random(warpfold_test::seed_for("axis-plan-brute-force", 0));
+  const std::vector<std::int64_t> extent_pool = {1, 1, 1, 2, 2, 3, 3, 4, 5, 6, 7, 0};
+  for (int trial = 0; trial < 4000; ++trial) {
+    const int rank = 1 + static_cast<int>(random() % (trial < 3000 ? 5 : 8));
+    std::vector<std::int64_t> extents;
+    std::int64_t elements = 1;
+    for (int a = 0; a < rank; ++a) {
+      std::int64_t e = extent_pool[random() % extent_pool.size()];
+      if (e == 0 && random() % 3 != 0) e = 2;  // keep most shapes non-empty
+      if (elements * std::max<std::int64_t>(e, 1) > 20000) e = 1;
+      extents.push_back(e);
+      elements *= std::max<std::int64_t>(e, 1);
+    }
+    std::vector<int> list;
+    for (int a = 0; a < rank; ++a)
+      if (random() % 2) list.push_back(random() % 2 ? a : a - rank);  // a or its negative spelling
+    std::shuffle(list.begin(), list.end(), random);
+    const ::testing::AssertionResult result = plan_matches_naive(extents, list);
+    EXPECT_TRUE(result) << "trial " << trial;
+    if (!result) break;
+  }
+}
+
+}  // namespace
