@@ -248,11 +248,7 @@ int run_axis_bench(const bench_options& o) {
   print_axis_table(std::cout, case_rows);
   print_lowest_shares(std::cout, case_rows);
   write_outputs();
-  if (any_failed) {
-    std::cout << "\nFAILED: at least one implementation gave a wrong answer (see above); exit code 1\n";
-    return 1;
-  }
-  return 0;
+  return exit_code_after(any_failed);
 }
 
 void print_axis_list(std::ostream& out) {

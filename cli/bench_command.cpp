@@ -360,11 +360,7 @@ int run_bench(const bench_options& o) {
   bar.clear();
   if (counters && !counters_shown) print_counters_table(std::cout, *counters);
   write_outputs();
-  if (any_failed) {
-    std::cout << "\nFAILED: at least one implementation gave a wrong answer (see above); exit code 1\n";
-    return 1;
-  }
-  return 0;
+  return exit_code_after(any_failed);
 }
 
 void print_list(std::ostream& out) {

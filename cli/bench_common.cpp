@@ -218,4 +218,10 @@ std::vector<measurement> measure_interleaved(std::vector<contender>& contenders,
   return rows;
 }
 
+int exit_code_after(bool any_failed) {
+  if (!any_failed) return 0;
+  std::cout << "\nFAILED: at least one implementation gave a wrong answer (see above); exit code 1\n";
+  return 1;
+}
+
 }  // namespace warpfold::cli

@@ -64,6 +64,9 @@ struct ceilings {
 ceilings measure_ceilings(const bench_options& o, const bench::device_description& d, cudaStream_t stream);
 
 void print_header(std::ostream& out, const bench::device_description& d);
+// The run's exit code: 1, after a line on stdout saying why, when any implementation gave a
+// wrong answer; else 0.
+int exit_code_after(bool any_failed);
 void print_ceilings(std::ostream& out, const ceilings& c);
 void print_method(std::ostream& out, const bench::timing_options& t, const bench::device_description& d);
 

@@ -56,7 +56,7 @@ template <typename Op, typename T, typename Acc>
 void reduce_axes(const T* d_in, const shape& in, const axes& reduce, Acc* d_out, std::int64_t out_capacity,
                  cudaStream_t stream) {
   check_op_fits<Op, T>();
-  const std::string api = std::string(detail::api_name<Op>()) + "_axes";
+  static const std::string api = std::string(detail::api_name<Op>()) + "_axes";  // built once, not per call
   const axis::plan p = detail::checked_axis_plan(d_in, in, reduce, api);
   if (out_capacity < p.outputs)
     throw invalid_argument(api + ": the output holds " + std::to_string(out_capacity) + " values, but reducing shape " +
@@ -68,7 +68,7 @@ void reduce_axes(const T* d_in, const shape& in, const axes& reduce, Acc* d_out,
 template <typename Op, typename T, typename Acc>
 std::vector<Acc> reduce_axes(const T* d_in, const shape& in, const axes& reduce, cudaStream_t stream) {
   check_op_fits<Op, T>();
-  const std::string api = std::string(detail::api_name<Op>()) + "_axes";
+  static const std::string api = std::string(detail::api_name<Op>()) + "_axes";  // built once, not per call
   const axis::plan p = detail::checked_axis_plan(d_in, in, reduce, api);
   return detail::run_to_host<Acc>(p.outputs, stream, [&](Acc* d_out) {
     axis::launch<T, Acc>(d_in, p, d_out, Op{}, detail::element_to_accumulator<Op, Acc>(), stream);
@@ -92,7 +92,7 @@ template <typename Op, typename T, typename Acc>
 void reduce_segments(const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end, std::int64_t segments,
                      Acc* d_out, cudaStream_t stream) {
   check_op_fits<Op, T>();
-  const std::string api = std::string(detail::api_name<Op>()) + "_segments";
+  static const std::string api = std::string(detail::api_name<Op>()) + "_segments";  // built once, not per call
   detail::check_segments(d_in, d_begin, d_end, segments, api);
   if (segments > 0) detail::require_device_output(d_out, api.c_str());
   axis::launch_segments<T, Acc>(d_in, d_begin, d_end, segments, d_out, Op{}, detail::element_to_accumulator<Op, Acc>(),
@@ -103,7 +103,7 @@ template <typename Op, typename T, typename Acc>
 std::vector<Acc> reduce_segments(const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end,
                                  std::int64_t segments, cudaStream_t stream) {
   check_op_fits<Op, T>();
-  const std::string api = std::string(detail::api_name<Op>()) + "_segments";
+  static const std::string api = std::string(detail::api_name<Op>()) + "_segments";  // built once, not per call
   detail::check_segments(d_in, d_begin, d_end, segments, api);
   return detail::run_to_host<Acc>(segments, stream, [&](Acc* d_out) {
     axis::launch_segments<T, Acc>(d_in, d_begin, d_end, segments, d_out, Op{}, detail::element_to_accumulator<Op, Acc>(),

@@ -71,20 +71,26 @@ inline std::int64_t balanced_grid(std::int64_t work, std::int64_t wave) {
   return blocks::ceil_div(work, rounds);
 }
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch_short_rows(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, const workspace& ws,
-                       cudaStream_t stream) {
+// How short_rows_kernel would take plan p's rows (one run per output): as 16-byte vectors
+// when every row starts aligned, and how many lanes per row.
+template <typename T>
+short_rows_shape short_rows_shape_for(const T* in, const plan& p) {
   constexpr int V = blocks::vector16<T>::size;
   short_rows_shape shape{};
   shape.rows = p.outputs;
   shape.row_stride = p.kept.count ? p.kept.stride[0] : 0;
   shape.row_length = p.run_length;
   shape.vectorized = is_vector_aligned(in) && shape.row_length % V == 0 && shape.row_stride % V == 0;
-  const std::int64_t items = shape.vectorized ? shape.row_length / V : shape.row_length;
-  shape.group_size = power_of_two_at_least(items, blocks::warp_size);
-  const std::int64_t per_lane = blocks::ceil_div(items, shape.group_size);
+  shape.items = shape.vectorized ? shape.row_length / V : shape.row_length;
+  shape.group_size = power_of_two_at_least(shape.items, blocks::warp_size);
+  const std::int64_t per_lane = blocks::ceil_div(shape.items, shape.group_size);
   shape.rows_in_flight = per_lane <= 1 ? 4 : per_lane <= 2 ? 2 : 1;
+  return shape;
+}
 
+template <typename T, typename Acc, typename Op, typename ToAcc>
+void launch_short_rows(const T* in, const short_rows_shape& shape, Acc* out, Op op, ToAcc to_acc, const workspace& ws,
+                       cudaStream_t stream) {
   auto kernel = short_rows_kernel<T, Acc, Op, ToAcc>;
   const std::int64_t rows_per_warp = std::int64_t(blocks::warp_size / shape.group_size) * shape.rows_in_flight;
   const std::int64_t warps = blocks::ceil_div(shape.rows, rows_per_warp);
@@ -155,14 +161,12 @@ void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, cudaStrea
       return;
     case plan_kind::rows: {
       workspace& ws = workspace_for(stream);
-      constexpr int V = blocks::vector16<T>::size;
-      const bool aligned = is_vector_aligned(in) && p.run_length % V == 0;
-      const std::int64_t items = aligned ? p.run_length / V : p.run_length;
+      const short_rows_shape rows = short_rows_shape_for(in, p);
       const bool one_run = p.runs.count == 0;
       const bool many_rows = p.outputs >= std::int64_t(ws.sm_count) * axis_policy::rows_per_sm_for_groups;
-      if (one_run && (items <= axis_policy::always_group_row_items ||
-                      (items <= axis_policy::max_group_row_items && many_rows)))
-        launch_short_rows(in, p, out, op, to_acc, ws, stream);
+      if (one_run && (rows.items <= axis_policy::always_group_row_items ||
+                      (rows.items <= axis_policy::max_group_row_items && many_rows)))
+        launch_short_rows(in, rows, out, op, to_acc, ws, stream);
       else
         launch_row_chunks(in, p, out, op, to_acc, ws, stream);
       return;

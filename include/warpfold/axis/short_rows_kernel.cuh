@@ -28,6 +28,7 @@ struct short_rows_shape {
   std::int64_t row_stride;     // elements between row starts
   std::int64_t row_length;     // R
   bool vectorized;             // rows start 16-byte aligned and R is a multiple of a vector
+  std::int64_t items;          // per row: R / vector size, or R
   int group_size;              // G
   int rows_in_flight;          // 4, 2 or 1: the slots go across rows, then along them
 };
@@ -54,7 +55,7 @@ __global__ void __launch_bounds__(short_rows_block, 2)
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / blocks::warp_size;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / blocks::warp_size;
   const std::int64_t rows_per_step = std::int64_t(groups_per_warp) * U;
-  const std::int64_t items = shape.vectorized ? shape.row_length / blocks::vector16<T>::size : shape.row_length;
+  const std::int64_t items = shape.items;
   // Slot s reads row (first + (s % U) * groups_per_warp + group), item k + (s / U) * G:
   // relative to the group's first row, an offset of (s % U) * row_step elements.
   const std::int64_t row_step = std::int64_t(groups_per_warp) * shape.row_stride;
