@@ -44,3 +44,14 @@ warpfold_install_packages() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
+
+# On the GPU machine: scripts/build-gpu-bundle ships its binaries gzipped (.gpu/NAME.gz), to
+# stay well inside what the device tool carries; this restores .gpu/NAME from each, once.
+warpfold_unpack_bundle() {
+  local root gz
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  for gz in "$root"/.gpu/*.gz; do
+    [ -e "$gz" ] || continue
+    [ -x "${gz%.gz}" ] || { gunzip -c "$gz" >"${gz%.gz}" && chmod +x "${gz%.gz}"; } || return 1
+  done
+}
