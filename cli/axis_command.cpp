@@ -205,7 +205,7 @@ int run_axis_bench(const bench_options& o) {
   print_header(std::cout, device);
   if (!o.quiet) bar.note("measuring the ceilings...");
   const ceilings ceiling = measure_ceilings(o, device, stream);
-  record.measurements.insert(record.measurements.end(), {ceiling.read, ceiling.copy, ceiling.launch});
+  record.measurements.insert(record.measurements.end(), {ceiling.read, ceiling.copy, ceiling.launch, ceiling.launch_dependent});
   print_ceilings(std::cout, ceiling);
   print_method(std::cout, timing, device);
   print_axis_legend(std::cout);

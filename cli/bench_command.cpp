@@ -294,7 +294,7 @@ int run_bench(const bench_options& o) {
   print_header(std::cout, device);
   if (!o.quiet) bar.note("measuring the ceilings...");
   const ceilings c = measure_ceilings(o, device, stream);
-  record.measurements.insert(record.measurements.end(), {c.read, c.copy, c.launch});
+  record.measurements.insert(record.measurements.end(), {c.read, c.copy, c.launch, c.launch_dependent});
   print_ceilings(std::cout, c);
   print_method(std::cout, timing, device);
   std::cout << std::flush;
@@ -406,6 +406,7 @@ void print_list(std::ostream& out) {
          "  read_ceiling  read-only streaming kernel, 16-byte loads, 2 GiB, one launch (GB/s = bytes read / time)\n"
          "  copy_ceiling  device-to-device cudaMemcpyAsync (GB/s = bytes read + bytes written / time)\n"
          "  launch_floor  an empty kernel launched back to back (µs per launch)\n"
+         "  launch_floor_dependent  the same, as programmatic dependent launches (warpfold's own launch mode)\n"
          "\nTypes (--dtype): i32, f32, f64, f16, bf16\n";
   print_axis_list(out);
 }

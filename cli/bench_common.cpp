@@ -106,7 +106,12 @@ ceilings measure_ceilings(const bench_options& o, const bench::device_descriptio
   c.launch.bytes = 0;
   c.launch.gbps = 0;
   c.launch.note = "empty kernel, " + std::to_string(launch_floor_batch) + " launches back to back per trial";
-  c.read.ceiling_gbps = c.copy.ceiling_gbps = c.launch.ceiling_gbps = c.read.gbps;
+  c.launch_dependent = ceiling_row("launch_floor_dependent",
+                                   bench::measure_launch_floor(o.trials, launch_floor_batch, stream, true), o, d);
+  c.launch_dependent.bytes = 0;
+  c.launch_dependent.gbps = 0;
+  c.launch_dependent.note = c.launch.note + ", as programmatic dependent launches (as warpfold launches)";
+  c.read.ceiling_gbps = c.copy.ceiling_gbps = c.launch.ceiling_gbps = c.launch_dependent.ceiling_gbps = c.read.gbps;
   c.read.bytes_in = c.read.bytes;
   c.copy.bytes_in = c.copy.bytes_out = c.copy.bytes / 2;
   return c;
@@ -132,6 +137,10 @@ void print_ceilings(std::ostream& out, const ceilings& c) {
   out << "          launch " << ceiling_figure(bench::format_time_us(c.launch.time_us), "µs")
       << "  empty kernel launched back to back (min " << bench::format_time_us(c.launch.time_min_us) << ", max "
       << bench::format_time_us(c.launch.time_max_us) << ")\n";
+  out << "                 " << ceiling_figure(bench::format_time_us(c.launch_dependent.time_us), "µs")
+      << "  the same, as programmatic dependent launches, the way warpfold launches (min "
+      << bench::format_time_us(c.launch_dependent.time_min_us) << ", max "
+      << bench::format_time_us(c.launch_dependent.time_max_us) << ")\n";
 }
 
 void print_method(std::ostream& out, const bench::timing_options& t, const bench::device_description& d) {

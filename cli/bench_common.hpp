@@ -57,6 +57,7 @@ class progress {
 
 struct ceilings {
   bench::measurement read, copy, launch;
+  bench::measurement launch_dependent;  // the same empty kernel, launched as warpfold launches
 };
 
 // The read and copy ceilings (on a 2 GiB buffer, or less when memory is short) and the launch

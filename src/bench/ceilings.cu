@@ -12,12 +12,14 @@
 
 #include "bench/cuda_events.hpp"
 #include "bench/gpu.hpp"
+#include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/error.hpp"
 
 namespace warpfold::bench {
 namespace {
 
 __global__ void empty_kernel() {}
+__global__ void empty_dependent_kernel() { blocks::wait_for_prior_kernels(); }
 
 // One 16-byte load. The hinted form reads through the non-coherent path without allocating
 // in L1 (the data is used once) and asks L2 to fetch the whole 256-byte sector group, which
@@ -96,11 +98,14 @@ summary time_trials(int trials, cudaStream_t stream, Work work) {
 
 }  // namespace
 
-ceiling_measurement measure_launch_floor(int trials, int batch, cudaStream_t stream) {
+ceiling_measurement measure_launch_floor(int trials, int batch, cudaStream_t stream, bool dependent) {
   ceiling_measurement m;
   m.batch = batch;
   const summary per_batch = time_trials(trials, stream, [&] {
-    for (int i = 0; i < batch; ++i) empty_kernel<<<1, 1, 0, stream>>>();
+    for (int i = 0; i < batch; ++i) {
+      if (dependent) blocks::launch_dependent(empty_dependent_kernel, 1, 1, stream);
+      else empty_kernel<<<1, 1, 0, stream>>>();
+    }
     WARPFOLD_CHECK_LAUNCH();
   });
   m.time_us = {per_batch.median / batch, per_batch.min / batch, per_batch.max / batch};

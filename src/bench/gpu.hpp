@@ -29,8 +29,10 @@ struct ceiling_measurement {
   std::string variant;   // which kernel configuration gave the best read
 };
 
-// An empty kernel launched back to back, `batch` launches per trial: time per launch.
-ceiling_measurement measure_launch_floor(int trials, int batch, cudaStream_t stream);
+// An empty kernel launched back to back, `batch` launches per trial: time per launch. With
+// `dependent`, launched as warpfold launches its own kernels (blocks/dependent_launch.cuh),
+// so each launch may be set up while the previous one is finishing.
+ceiling_measurement measure_launch_floor(int trials, int batch, cudaStream_t stream, bool dependent = false);
 
 // A read-only streaming kernel over `bytes` of d_buffer (16-byte aligned, bytes a multiple of
 // 16) with 16-byte loads, one resident wave of blocks, several loads in flight per thread.

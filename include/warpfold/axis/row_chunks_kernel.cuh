@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/axis/plan.hpp"
 #include "warpfold/blocks/block_reduce.cuh"
 #include "warpfold/blocks/finish.cuh"
@@ -49,6 +50,7 @@ template <typename T, typename Acc, typename Op, typename ToAcc>
 __global__ void __launch_bounds__(row_chunks_block, 2)
     row_chunks_kernel(const T* in, plan p, std::int64_t chunks, Acc* out, Acc* partials, unsigned int* arrivals,
                       Op op, ToAcc to_acc) {
+  blocks::wait_for_prior_kernels();
   const std::int64_t run = p.run_length;
   const std::int64_t per_output = p.runs.size() * run;
   const std::int64_t items = p.outputs * chunks;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/thread_reduce.cuh"
 #include "warpfold/blocks/warp_reduce.cuh"
 
@@ -21,6 +22,7 @@ template <typename T, typename Acc, typename Op, typename ToAcc>
 __global__ void __launch_bounds__(segments_block)
     segments_kernel(const T* in, const std::int64_t* begins, const std::int64_t* ends, std::int64_t segments, Acc* out,
                     Op op, ToAcc to_acc) {
+  blocks::wait_for_prior_kernels();
   const int lane = threadIdx.x % blocks::warp_size;
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / blocks::warp_size;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / blocks::warp_size;

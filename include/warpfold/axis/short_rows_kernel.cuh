@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/load.cuh"
 #include "warpfold/blocks/warp_reduce.cuh"
 
@@ -44,6 +45,7 @@ WARPFOLD_DEVICE void fold_item(Acc& acc, const blocks::vector16<T>& v, std::int6
 template <typename T, typename Acc, typename Op, typename ToAcc>
 __global__ void __launch_bounds__(short_rows_block, 2)
     short_rows_kernel(const T* in, short_rows_shape shape, Acc* out, Op op, ToAcc to_acc) {
+  blocks::wait_for_prior_kernels();
   const blocks::streaming_vector_load load;
   const int lane = threadIdx.x % blocks::warp_size;
   const int G = shape.group_size;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/grid.cuh"
 #include "warpfold/device/reduce_kernel.cuh"
 #include "warpfold/device/workspace.hpp"
@@ -42,8 +43,7 @@ void launch_reduce(const T* in, std::int64_t n, Op op, ToAcc to_acc, Store store
   auto kernel = reduce_kernel<Policy, T, Acc, Op, ToAcc, Store>;
   const launch_shape shape = launch_shape_for<Policy, T>(n, kernel, ws.device, ws.sm_count);
   const reduce_workspace_view<Acc> view{reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get()};
-  kernel<<<static_cast<unsigned>(shape.grid), shape.block, 0, stream>>>(in, n, view, op, to_acc, store);
-  WARPFOLD_CHECK_LAUNCH();
+  blocks::launch_dependent(kernel, static_cast<unsigned>(shape.grid), shape.block, stream, in, n, view, op, to_acc, store);
 }
 
 }  // namespace warpfold::device

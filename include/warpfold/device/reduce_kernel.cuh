@@ -5,12 +5,14 @@
 //   block : warp results through shared memory (blocks/block_reduce.cuh)
 //   grid  : one resident wave of blocks (dispatch.cuh)
 //   finish: the last block to arrive combines the partials (blocks/finish.cuh)
-// So every n is one launch. A one-block grid skips the finish entirely.
+// So every n is one launch. A one-block grid skips the finish entirely. Launched as a
+// dependent launch (blocks/dependent_launch.cuh), so back-to-back calls overlap their setup.
 #pragma once
 
 #include <cstdint>
 
 #include "warpfold/blocks/block_reduce.cuh"
+#include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/finish.cuh"
 #include "warpfold/blocks/thread_reduce.cuh"
 #include "warpfold/device/reduce_policy.hpp"
@@ -36,11 +38,13 @@ struct store_result {
 template <typename Policy, typename T, typename Acc, typename Op, typename ToAcc, typename Store>
 __global__ void __launch_bounds__(Policy::max_block_size)
     reduce_kernel(const T* in, std::int64_t n, reduce_workspace_view<Acc> workspace, Op op, ToAcc to_acc, Store store) {
+  blocks::wait_for_prior_kernels();
   const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t threads = std::int64_t(blockDim.x) * gridDim.x;
   Acc acc = blocks::thread_reduce_vectorized<Policy::loads_in_flight, blocks::streaming_vector_load>(in, n, rank, threads, op,
                                                                       op.template identity<Acc>(), to_acc);
   acc = blocks::block_reduce(acc, op);
+  blocks::allow_dependent_launch();  // this block's reads are done
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) store(acc);
     return;
