@@ -15,7 +15,9 @@
 
 #include <cstdint>
 
+#include "warpfold/axis/column_combine.cuh"
 #include "warpfold/axis/plan.hpp"
+#include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/finish.cuh"
 #include "warpfold/blocks/load.cuh"
 #include "warpfold/blocks/warp_reduce.cuh"
@@ -28,65 +30,37 @@ inline constexpr int rows_in_flight = 8;
 
 struct columns_shape {
   bool vectorized;         // items are 16-byte vectors of columns, else single columns
+  bool vector_store;       // vectorized, and each item's outputs are 16 aligned bytes
   std::int64_t items;      // per row: columns / vector size, or columns
   int tile_items;          // tx, a power of two up to columns_block
   std::int64_t tiles;      // per b: ceil(items / tx)
   std::int64_t splits;     // row pieces per tile
 };
 
-// Combines the values of the ty threads that share a column (threadIdx.x % tx). Every thread
-// calls it; the result is valid in threads 0 .. tx - 1.
-template <typename Acc, typename Op>
-WARPFOLD_DEVICE Acc combine_column(Acc value, int tx, Op op) {
-  __shared__ Acc rows[columns_block];
-  const int lane = threadIdx.x % blocks::warp_size;
-  if (tx < blocks::warp_size) {  // the warp's 32 / tx rows first, with shuffles
-    for (int delta = tx; delta < blocks::warp_size; delta *= 2) value = op(value, blocks::shuffle_down(value, delta));
-  }
-  const bool in_warp = tx < blocks::warp_size;
-  const int contributors = in_warp ? blockDim.x / blocks::warp_size : blockDim.x / tx;
-  if (contributors == 1) return value;
-  const int row = in_warp ? threadIdx.x / blocks::warp_size : threadIdx.x / tx;
-  __syncthreads();  // an earlier call may still be reading rows
-  if (!in_warp || lane < tx) rows[row * tx + threadIdx.x % tx] = value;
-  __syncthreads();
-  if (threadIdx.x < tx) {
-    for (int r = 1; r < contributors; ++r) value = op(value, rows[r * tx + threadIdx.x]);
-  }
-  return value;
-}
-
-// The last block of a tile adds up its splits' partials: a [splits, tile_columns] matrix
-// reduced along dim 0, in split order. It is itself a small column reduction, so it takes
-// the same thread layout (cx columns by 512 / cx splits, then combine_column), rather than
-// one thread walking all splits of a column one dependent load after another.
-template <typename Acc, typename Op>
-WARPFOLD_DEVICE void combine_splits(const Acc* tile_partials, std::int64_t splits, std::int64_t tile_columns, Acc* out,
-                                    std::int64_t valid_columns, Op op) {
-  const int cx = tile_columns < columns_block ? static_cast<int>(tile_columns) : columns_block;  // a power of two
-  const int cy = blockDim.x / cx;
-  const int x = threadIdx.x % cx, y = threadIdx.x / cx;
-  for (std::int64_t first = 0; first < tile_columns; first += cx) {  // the same for the whole block
-    const std::int64_t k = first + x;
-    Acc total = op.template identity<Acc>();
-    std::int64_t s = y;
-    for (; s + 3 * cy < splits; s += 4 * cy) {
-      Acc v[4];
+// Writes a thread's `count` outputs. When they fill 16 bytes (four float sums of a float
+// vector) and the output allows, as one 16-byte store: a warp then writes 512 contiguous
+// bytes with one instruction rather than four 4-byte stores 16 bytes apart.
+template <int N, typename Acc>
+WARPFOLD_DEVICE void store_items(Acc* to, const Acc (&items)[N], int count, bool vector_store) {
+  if constexpr (sizeof(Acc) * N == blocks::vector_bytes) {
+    if (vector_store) {
+      blocks::vector16<Acc> v;
 #pragma unroll
-      for (int u = 0; u < 4; ++u) v[u] = blocks::load_from_other_blocks(tile_partials + (s + u * cy) * tile_columns + k);
-#pragma unroll
-      for (int u = 0; u < 4; ++u) total = op(total, v[u]);
+      for (int e = 0; e < N; ++e) v.items[e] = items[e];
+      *reinterpret_cast<blocks::vector16<Acc>*>(to) = v;
+      return;
     }
-    for (; s < splits; s += cy) total = op(total, blocks::load_from_other_blocks(tile_partials + s * tile_columns + k));
-    total = combine_column(total, cx, op);
-    if (threadIdx.x < cx && k < valid_columns) out[k] = total;
   }
+#pragma unroll
+  for (int e = 0; e < N; ++e)
+    if (e < count) to[e] = items[e];
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
 __global__ void __launch_bounds__(columns_block, 2)
     columns_kernel(const T* in, plan p, columns_shape shape, Acc* out, Acc* partials, unsigned int* arrivals, Op op,
                    ToAcc to_acc) {
+  blocks::wait_for_prior_kernels();
   constexpr int vector_size = blocks::vector16<T>::size;
   const blocks::streaming_vector_load load;
   const int tx = shape.tile_items;
@@ -159,26 +133,21 @@ __global__ void __launch_bounds__(columns_block, 2)
     // Column item x of this tile holds `per_item` outputs; write them, or leave partials.
     const std::int64_t tile_columns = std::int64_t(tx) * per_item;
     const std::int64_t first_column = tile * tile_columns;
-    Acc* partial = partials + w * tile_columns;  // this split's slots, when splits > 1
+    Acc total[vector_size];
 #pragma unroll
     for (int e = 0; e < vector_size; ++e) {
-      if (e < per_item) {  // the same for the whole block
-        const Acc total = combine_column(acc[e], tx, op);
-        const std::int64_t column_index = first_column + std::int64_t(x) * per_item + e;
-        if (threadIdx.x < tx) {
-          if (shape.splits == 1) {
-            if (column_index < p.columns) out[b * p.columns + column_index] = total;
-          } else {
-            partial[x * per_item + e] = total;
-          }
-        }
-      }
+      if (e < per_item) total[e] = combine_column<columns_block>(acc[e], tx, op);  // the same for the whole block
+    }
+    if (threadIdx.x < tx && (shape.splits > 1 || item < shape.items)) {
+      Acc* to = shape.splits == 1 ? out + b * p.columns + first_column + std::int64_t(x) * per_item
+                                  : partials + w * tile_columns + std::int64_t(x) * per_item;  // this split's slots
+      store_items(to, total, per_item, shape.vector_store);
     }
     if (shape.splits == 1) continue;
 
     if (!blocks::block_arrives_last(arrivals + group, static_cast<unsigned int>(shape.splits))) continue;
-    combine_splits(partials + group * shape.splits * tile_columns, shape.splits, tile_columns,
-                   out + b * p.columns + first_column, p.columns - first_column, op);
+    combine_splits<columns_block>(partials + group * shape.splits * tile_columns, shape.splits, tile_columns,
+                                  out + b * p.columns + first_column, p.columns - first_column, op);
   }
 }
 

@@ -1,14 +1,17 @@
 // Grid layer of the axis reductions: which kernel a plan gets, and how many blocks.
 //
 // - no kept axis: the production reduce's kernel (one output);
-// - rows of up to 2048 vectors and enough of them to fill the GPU: short_rows_kernel,
+// - contiguous rows of 1, 2, 4, ... 32 vectors: flat_rows_kernel, the array read flat;
+// - other rows of up to 2048 vectors and enough of them to fill the GPU: short_rows_kernel,
 //   with groups of lanes per row;
 // - longer rows, too few rows, or outputs of several runs: row_chunks_kernel, blocks per
 //   row, split further when there are fewer rows than resident blocks;
-// - kept innermost axis: columns_kernel, split along the rows when there are fewer column
-//   tiles than resident blocks.
+// - kept innermost axis, [R, C] with C of 1, 2, 4, ... 32 vectors: flat_columns_kernel;
+// - other kept innermost axes: columns_kernel, split along the rows when there are fewer
+//   column tiles than resident blocks.
 // Every case is one launch. Grids are at most one resident wave, with the work items spread
-// evenly over them (a grid of 512 for 1024 items, not 528).
+// evenly over them (a grid of 512 for 1024 items, not 528). Launches are dependent launches
+// (blocks/dependent_launch.cuh); every kernel starts with wait_for_prior_kernels().
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -17,11 +20,14 @@
 #include <cstdint>
 
 #include "warpfold/axis/columns_kernel.cuh"
+#include "warpfold/axis/flat_columns_kernel.cuh"
+#include "warpfold/axis/flat_rows_kernel.cuh"
 #include "warpfold/axis/plan.hpp"
 #include "warpfold/axis/row_chunks_kernel.cuh"
 #include "warpfold/axis/segments_kernel.cuh"
 #include "warpfold/axis/short_rows_kernel.cuh"
 #include "warpfold/axis/workspace.hpp"
+#include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/grid.cuh"
 #include "warpfold/device/dispatch.cuh"
 #include "warpfold/device/reduce_kernel.cuh"
@@ -88,6 +94,44 @@ short_rows_shape short_rows_shape_for(const T* in, const plan& p) {
   return shape;
 }
 
+// log2 of a row's vector count when the flat kernels can take it (1, 2, 4, ... 32 vectors,
+// 16-byte aligned), else -1.
+inline int flat_row_log2(bool vectorized, std::int64_t row_vectors) {
+  if (!vectorized) return -1;
+  for (int log2 = 0; (1 << log2) <= blocks::warp_size; ++log2)
+    if (row_vectors == (std::int64_t{1} << log2)) return log2;
+  return -1;
+}
+
+// At most one resident wave, and no block without a full round of loads to issue.
+template <typename Kernel>
+unsigned flat_grid(std::int64_t vectors, Kernel kernel, const workspace& ws) {
+  const std::int64_t wave = std::int64_t(ws.sm_count) * blocks::blocks_per_sm(kernel, flat_block, ws.device);
+  const std::int64_t work = blocks::ceil_div(vectors, std::int64_t(flat_block) * flat_loads_in_flight);
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(work, wave)));
+}
+
+template <typename T, typename Acc, typename Op, typename ToAcc>
+void launch_flat_rows(const T* in, const short_rows_shape& rows, int log2_row_vectors, Acc* out, Op op, ToAcc to_acc,
+                      const workspace& ws, cudaStream_t stream) {
+  auto kernel = flat_rows_kernel<T, Acc, Op, ToAcc>;
+  const std::int64_t vectors = rows.rows * rows.items;
+  blocks::launch_dependent(kernel, flat_grid(vectors, kernel, ws), flat_block, stream, in, vectors, log2_row_vectors, out, op,
+                           to_acc);
+}
+
+template <typename T, typename Acc, typename Op, typename ToAcc>
+void launch_flat_columns(const T* in, const plan& p, int log2_row_vectors, Acc* out, Op op, ToAcc to_acc, workspace& ws,
+                         cudaStream_t stream) {
+  auto kernel = flat_columns_kernel<T, Acc, Op, ToAcc>;
+  const std::int64_t vectors = p.runs.size() * (p.columns / blocks::vector16<T>::size);
+  // Each block leaves p.columns partials (at most 32 vectors' worth: a few hundred).
+  const std::int64_t by_partials = std::int64_t(workspace::partial_bytes / sizeof(Acc)) / p.columns;
+  const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(flat_grid(vectors, kernel, ws), by_partials));
+  blocks::launch_dependent(kernel, grid, flat_block, stream, in, vectors, log2_row_vectors, out,
+                           reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get(), op, to_acc);
+}
+
 template <typename T, typename Acc, typename Op, typename ToAcc>
 void launch_short_rows(const T* in, const short_rows_shape& shape, Acc* out, Op op, ToAcc to_acc, const workspace& ws,
                        cudaStream_t stream) {
@@ -96,8 +140,8 @@ void launch_short_rows(const T* in, const short_rows_shape& shape, Acc* out, Op 
   const std::int64_t warps = blocks::ceil_div(shape.rows, rows_per_warp);
   const std::int64_t work = blocks::ceil_div(warps, short_rows_block / blocks::warp_size);
   const std::int64_t wave = std::int64_t(ws.sm_count) * blocks::blocks_per_sm(kernel, short_rows_block, ws.device);
-  kernel<<<static_cast<unsigned>(balanced_grid(work, wave)), short_rows_block, 0, stream>>>(in, shape, out, op, to_acc);
-  WARPFOLD_CHECK_LAUNCH();
+  blocks::launch_dependent(kernel, static_cast<unsigned>(balanced_grid(work, wave)), short_rows_block, stream, in, shape, out, op,
+                           to_acc);
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
@@ -113,9 +157,8 @@ void launch_row_chunks(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc
     chunks = std::max<std::int64_t>(1, std::min({wave / p.outputs, by_size, by_partials}));
   }
   const std::int64_t work = p.outputs * chunks;
-  kernel<<<static_cast<unsigned>(balanced_grid(work, wave)), row_chunks_block, 0, stream>>>(
-      in, p, chunks, out, reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get(), op, to_acc);
-  WARPFOLD_CHECK_LAUNCH();
+  blocks::launch_dependent(kernel, static_cast<unsigned>(balanced_grid(work, wave)), row_chunks_block, stream, in, p, chunks, out,
+                           reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get(), op, to_acc);
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
@@ -124,6 +167,11 @@ void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, w
   columns_shape shape{};
   shape.vectorized = is_vector_aligned(in) && p.columns % V == 0;
   shape.items = shape.vectorized ? p.columns / V : p.columns;
+  // One [R, C] matrix (no kept axis outside the columns, one reduced axis right above them).
+  const bool one_matrix = p.kept.size() == 1 && p.runs.count == 1 && p.runs.stride[0] == p.columns;
+  const int log2_row_vectors = flat_row_log2(shape.vectorized, shape.items);
+  if (one_matrix && log2_row_vectors >= 0) return launch_flat_columns(in, p, log2_row_vectors, out, op, to_acc, ws, stream);
+  shape.vector_store = shape.vectorized && sizeof(Acc) == sizeof(T) && is_vector_aligned(out);
   // Tiles are narrow when there are many rows (32 items: 512 contiguous bytes per row, and
   // more tiles, so fewer row splits and partials) and wide when there are few (16 rows of 4 M
   // floats: 512 items, so each thread still gets min_rows_per_thread rows).
@@ -144,9 +192,8 @@ void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, w
     shape.splits = std::max<std::int64_t>(1, std::min({wave / groups, by_rows, by_partials}));
   }
   const std::int64_t work = groups * shape.splits;
-  kernel<<<static_cast<unsigned>(balanced_grid(work, wave)), columns_block, 0, stream>>>(
-      in, p, shape, out, reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get(), op, to_acc);
-  WARPFOLD_CHECK_LAUNCH();
+  blocks::launch_dependent(kernel, static_cast<unsigned>(balanced_grid(work, wave)), columns_block, stream, in, p, shape, out,
+                           reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get(), op, to_acc);
 }
 
 // Enqueues the whole reduction of plan p: one kernel, or none when there is no output.
@@ -164,7 +211,11 @@ void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, cudaStrea
       const short_rows_shape rows = short_rows_shape_for(in, p);
       const bool one_run = p.runs.count == 0;
       const bool many_rows = p.outputs >= std::int64_t(ws.sm_count) * axis_policy::rows_per_sm_for_groups;
-      if (one_run && (rows.items <= axis_policy::always_group_row_items ||
+      const bool contiguous = rows.row_stride == rows.row_length;
+      const int log2_row_vectors = flat_row_log2(rows.vectorized, rows.items);
+      if (one_run && contiguous && log2_row_vectors >= 0)
+        launch_flat_rows(in, rows, log2_row_vectors, out, op, to_acc, ws, stream);
+      else if (one_run && (rows.items <= axis_policy::always_group_row_items ||
                       (rows.items <= axis_policy::max_group_row_items && many_rows)))
         launch_short_rows(in, rows, out, op, to_acc, ws, stream);
       else
@@ -186,9 +237,8 @@ void launch_segments(const T* in, const std::int64_t* begins, const std::int64_t
   auto kernel = segments_kernel<T, Acc, Op, ToAcc>;
   const std::int64_t wave = std::int64_t(ws.sm_count) * blocks::blocks_per_sm(kernel, segments_block, ws.device);
   const std::int64_t work = blocks::ceil_div(segments, segments_block / blocks::warp_size);
-  kernel<<<static_cast<unsigned>(balanced_grid(work, wave)), segments_block, 0, stream>>>(in, begins, ends, segments,
-                                                                                           out, op, to_acc);
-  WARPFOLD_CHECK_LAUNCH();
+  blocks::launch_dependent(kernel, static_cast<unsigned>(balanced_grid(work, wave)), segments_block, stream, in, begins, ends,
+                           segments, out, op, to_acc);
 }
 
 }  // namespace warpfold::axis
