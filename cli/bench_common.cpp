@@ -147,7 +147,8 @@ void print_method(std::ostream& out, const bench::timing_options& t, const bench
   out << "method    CUDA events; " << t.warmup_calls << " warm-up calls, then the median of " << t.trials
       << " trials (min and max shown).\n"
       << "          Back to back: each trial times a batch of calls lasting >= "
-      << bench::format_time_us(t.min_batch_us / 1000.0) << " ms and divides by the calls (column 'batch').\n"
+      << bench::format_time_us(t.min_batch_us / 1000.0) << " ms and divides by the calls (column 'batch'),\n"
+      << "          right after the same batch untimed, so the GPU is busy and at its clocks when timing starts.\n"
       << "          Trials interleaved across implementations: at each type and size, trial 1 of every\n"
       << "          implementation, then trial 2 of every one, and so on.\n"
       << "          Inputs of varied values, rotated over buffers totalling >= " << bench::input_pool::rotation_factor

@@ -5,8 +5,9 @@
 // 3. calibration: the time of one call decides the batch, the number of back-to-back calls
 //    that takes at least min_batch_us (1 ms by default), so that small sizes are timed as a
 //    stream of calls, not as one launch against the event resolution.
-// 4. trials: each trial records an event, enqueues one batch of calls over the rotating
-//    buffers, records another, and divides the elapsed time by the batch. Nothing is
+// 4. trials: each trial enqueues one batch untimed (so the GPU is busy and at its clocks
+//    again after the host's last check), then records an event, enqueues one batch of calls
+//    over the rotating buffers, records another, and divides the elapsed time by the batch. Nothing is
 //    allocated and nothing is copied to the host inside a batch (except what the
 //    implementation itself does per call, like thrust::reduce's return value). After each
 //    trial the answer of its last call is checked against the host reference.
@@ -69,7 +70,7 @@ class timing_session {
                  cudaStream_t stream);
 
   bool start();   // prepare, count launches, warm up, calibrate the batch (steps 1-3)
-  bool trial();   // one timed batch, its last answer checked (step 4)
+  bool trial();   // one untimed then one timed batch, its last answer checked (step 4)
   bool finish();  // summarize the trials, then verify (step 5)
 
   // Complete after finish() returned true; before that, or after a failure, per_call_us is unset.
