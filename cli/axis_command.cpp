@@ -205,7 +205,7 @@ int run_axis_bench(const bench_options& o) {
   print_header(std::cout, device);
   if (!o.quiet) bar.note("measuring the ceilings...");
   const ceilings ceiling = measure_ceilings(o, device, stream);
-  record.measurements.insert(record.measurements.end(), {ceiling.read, ceiling.copy, ceiling.launch, ceiling.launch_dependent});
+  for (const measurement& m : ceiling.rows()) record.measurements.push_back(m);
   print_ceilings(std::cout, ceiling);
   print_method(std::cout, timing, device);
   print_axis_legend(std::cout);
@@ -232,8 +232,7 @@ int run_axis_bench(const bench_options& o) {
         continue;
       }
       for (const measurement& m : measure_case(c, for_case, device, timing, ceiling.read.gbps, stream, bar)) {
-        bar.begin(bench::describe(c) + " " + m.impl);
-        bar.end(m.ok ? bench::format_time_us(m.time_us) + " µs, " + bench::format_gbps(m.gbps) + " GB/s" : "FAILED");
+        bar.result(bench::describe(c) + " " + m.impl, m);
         any_failed = any_failed || !m.ok;
         record.measurements.push_back(m);
         case_rows.push_back(m);

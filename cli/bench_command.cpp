@@ -294,7 +294,7 @@ int run_bench(const bench_options& o) {
   print_header(std::cout, device);
   if (!o.quiet) bar.note("measuring the ceilings...");
   const ceilings c = measure_ceilings(o, device, stream);
-  record.measurements.insert(record.measurements.end(), {c.read, c.copy, c.launch, c.launch_dependent});
+  for (const measurement& m : c.rows()) record.measurements.push_back(m);
   print_ceilings(std::cout, c);
   print_method(std::cout, timing, device);
   std::cout << std::flush;
@@ -338,8 +338,7 @@ int run_bench(const bench_options& o) {
             measure_point(for_type, t, pool, timing, stream, o, device.name, c.read.gbps, bar);
         for (std::size_t i = 0; i < rows.size(); ++i) {
           const measurement& m = rows[i];
-          bar.begin(std::string(bench::name(t)) + " n=" + bench::format_size(n) + " " + impl_label(*for_type[i], o));
-          bar.end(m.ok ? bench::format_time_us(m.time_us) + " µs, " + bench::format_gbps(m.gbps) + " GB/s" : "FAILED");
+          bar.result(std::string(bench::name(t)) + " n=" + bench::format_size(n) + " " + impl_label(*for_type[i], o), m);
           any_failed = any_failed || !m.ok;
           record.measurements.push_back(m);
         }

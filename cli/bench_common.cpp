@@ -79,6 +79,11 @@ void progress::end(const std::string& result) {
   }
 }
 
+void progress::result(const std::string& what, const measurement& m) {
+  begin(what);
+  end(m.ok ? bench::format_time_us(m.time_us) + " µs, " + bench::format_gbps(m.gbps) + " GB/s" : "FAILED");
+}
+
 void progress::clear() {
   if (enabled_ && tty_ && dirty_) std::cerr << "\r\033[K" << std::flush;
   dirty_ = false;
@@ -102,20 +107,23 @@ ceilings measure_ceilings(const bench_options& o, const bench::device_descriptio
     throw;
   }
   WARPFOLD_CUDA_CHECK(cudaFree(buffer));
-  c.launch = ceiling_row("launch_floor", bench::measure_launch_floor(o.trials, launch_floor_batch, stream), o, d);
-  c.launch.bytes = 0;
-  c.launch.gbps = 0;
-  c.launch.note = "empty kernel, " + std::to_string(launch_floor_batch) + " launches back to back per trial";
-  c.launch_dependent = ceiling_row("launch_floor_dependent",
-                                   bench::measure_launch_floor(o.trials, launch_floor_batch, stream, true), o, d);
-  c.launch_dependent.bytes = 0;
-  c.launch_dependent.gbps = 0;
-  c.launch_dependent.note = c.launch.note + ", as programmatic dependent launches (as warpfold launches)";
+  // The empty kernel both ways: plain <<< >>>, and as warpfold launches its own kernels.
+  auto launch_floor = [&](const char* impl, bool dependent, const char* how) {
+    measurement m = ceiling_row(impl, bench::measure_launch_floor(o.trials, launch_floor_batch, stream, dependent), o, d);
+    m.bytes = 0;
+    m.gbps = 0;
+    m.note = "empty kernel, " + std::to_string(launch_floor_batch) + " launches back to back per trial" + how;
+    return m;
+  };
+  c.launch = launch_floor("launch_floor", false, "");
+  c.launch_dependent = launch_floor("launch_floor_dependent", true, ", as programmatic dependent launches (as warpfold launches)");
   c.read.ceiling_gbps = c.copy.ceiling_gbps = c.launch.ceiling_gbps = c.launch_dependent.ceiling_gbps = c.read.gbps;
   c.read.bytes_in = c.read.bytes;
   c.copy.bytes_in = c.copy.bytes_out = c.copy.bytes / 2;
   return c;
 }
+
+std::vector<measurement> ceilings::rows() const { return {read, copy, launch, launch_dependent}; }
 
 void print_header(std::ostream& out, const bench::device_description& d) {
   out << "warpfold bench\n";

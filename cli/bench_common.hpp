@@ -44,6 +44,8 @@ class progress {
   // begin/end, one line per measurement.
   void status(int count, const std::string& what);
   void end(const std::string& result);
+  // begin + end for a finished measurement: its time and GB/s, or FAILED.
+  void result(const std::string& what, const bench::measurement& m);
   void clear();
 
  private:
@@ -58,6 +60,7 @@ class progress {
 struct ceilings {
   bench::measurement read, copy, launch;
   bench::measurement launch_dependent;  // the same empty kernel, launched as warpfold launches
+  std::vector<bench::measurement> rows() const;  // all of them, for the CSV and JSON
 };
 
 // The read and copy ceilings (on a 2 GiB buffer, or less when memory is short) and the launch

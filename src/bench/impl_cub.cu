@@ -27,18 +27,11 @@ struct add_as_float {
 };
 
 template <typename T>
-inline constexpr bool half_like = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
-
-template <typename T>
 class cub_impl final : public implementation {
  public:
-  using result_type = std::conditional_t<half_like<T>, float, T>;
+  using result_type = sum_in_type_t<T>;
 
-  result_kind kind() const override {
-    if constexpr (std::is_same_v<T, std::int32_t>) return result_kind::int32_wrapping;
-    else if constexpr (std::is_same_v<T, double>) return result_kind::float64;
-    else return result_kind::float32;
-  }
+  result_kind kind() const override { return result_kind_of<result_type>(); }
 
   void prepare(const void* d_sample, std::int64_t n, cudaStream_t stream) override {
     out_.reserve(1);
@@ -59,10 +52,7 @@ class cub_impl final : public implementation {
     result_type value{};
     WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(&value, out_.get(), sizeof value, cudaMemcpyDeviceToHost, stream));
     WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
-    result_value r;
-    if constexpr (std::is_integral_v<result_type>) r.integer = value;
-    else r.real = static_cast<double>(value);
-    return r;
+    return to_result_value(value);
   }
 
   bool capturable() const override { return true; }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bench/dtype_types.hpp"
 #include "bench/implementation.hpp"
 #include "warpfold/error.hpp"
 
@@ -15,11 +16,7 @@ class ladder_impl final : public implementation {
  public:
   ladder_impl(ladder::step s, ladder::finisher f, int block_size) : runner_(s, f, block_size) {}
 
-  result_kind kind() const override {
-    if constexpr (std::is_same_v<T, std::int32_t>) return result_kind::int32_wrapping;  // sums in T
-    else if constexpr (std::is_same_v<T, float>) return result_kind::float32;
-    else return result_kind::float64;
-  }
+  result_kind kind() const override { return result_kind_of<T>(); }  // sums in T
 
   void prepare(const void* d_sample, std::int64_t n, cudaStream_t stream) override {
     runner_.run(static_cast<const T*>(d_sample), n, stream);
@@ -32,10 +29,7 @@ class ladder_impl final : public implementation {
 
   result_value fetch(cudaStream_t stream) override {
     const T value = runner_.result(stream);
-    result_value r;
-    if constexpr (std::is_integral_v<T>) r.integer = value;
-    else r.real = static_cast<double>(value);
-    return r;
+    return to_result_value(value);
   }
 
   std::optional<int> launches_per_call() const override { return runner_.launches(); }

@@ -25,18 +25,11 @@ namespace warpfold::bench {
 namespace {
 
 template <typename T>
-inline constexpr bool half_like = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
-
-template <typename T>
 class thrust_impl final : public implementation {
  public:
-  using result_type = std::conditional_t<half_like<T>, float, T>;
+  using result_type = sum_in_type_t<T>;
 
-  result_kind kind() const override {
-    if constexpr (std::is_same_v<T, std::int32_t>) return result_kind::int32_wrapping;
-    else if constexpr (std::is_same_v<T, double>) return result_kind::float64;
-    else return result_kind::float32;
-  }
+  result_kind kind() const override { return result_kind_of<result_type>(); }
 
   // Nothing to allocate: Thrust allocates inside each call. One call warms up its kernels.
   void prepare(const void* d_sample, std::int64_t n, cudaStream_t stream) override { enqueue(d_sample, n, stream); }
@@ -56,10 +49,7 @@ class thrust_impl final : public implementation {
   }
 
   result_value fetch(cudaStream_t) override {
-    result_value r;
-    if constexpr (std::is_integral_v<result_type>) r.integer = last_;
-    else r.real = static_cast<double>(last_);
-    return r;
+    return to_result_value(last_);
   }
 
  private:

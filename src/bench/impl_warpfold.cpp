@@ -30,11 +30,7 @@ class warpfold_impl final : public implementation {
  public:
   using result_type = accumulator_t<op::sum, T>;
 
-  result_kind kind() const override {
-    if constexpr (std::is_integral_v<result_type>) return result_kind::int64;
-    else if constexpr (std::is_same_v<result_type, double>) return result_kind::float64;
-    else return result_kind::float32;
-  }
+  result_kind kind() const override { return result_kind_of<result_type>(); }
 
   void prepare(const void* d_sample, std::int64_t n, cudaStream_t stream) override {
     out_.reserve(1);
@@ -50,10 +46,7 @@ class warpfold_impl final : public implementation {
     result_type value{};
     WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(&value, out_.get(), sizeof value, cudaMemcpyDeviceToHost, stream));
     WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
-    result_value r;
-    if constexpr (std::is_integral_v<result_type>) r.integer = static_cast<std::int64_t>(value);
-    else r.real = static_cast<double>(value);
-    return r;
+    return to_result_value(value);
   }
 
   bool capturable() const override { return true; }
