@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
     flat_rows_kernel(const T* in, std::int64_t vectors, int log2_row_vectors, Acc* out, Op op, ToAcc to_acc) {
   blocks::wait_for_prior_kernels();
   if constexpr (stages_row_values<Acc>) {
-    if (log2_row_vectors == 0 && reinterpret_cast<std::uintptr_t>(out) % blocks::vector_bytes == 0)
+    if (log2_row_vectors == 0 && blocks::is_vector_aligned(out))
       return one_vector_rows(in, vectors, out, op, to_acc);
   }
   constexpr int per_vector = blocks::vector16<T>::size;

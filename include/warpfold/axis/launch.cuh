@@ -64,11 +64,6 @@ inline int power_of_two_at_most(std::int64_t n) {
   return p;
 }
 
-template <typename T>
-bool is_vector_aligned(const T* p) {
-  return reinterpret_cast<std::uintptr_t>(p) % blocks::vector_bytes == 0;
-}
-
 // A grid of at most `wave` blocks that gives every block the same number of work items
 // (give or take one).
 inline std::int64_t balanced_grid(std::int64_t work, std::int64_t wave) {
@@ -86,7 +81,7 @@ short_rows_shape short_rows_shape_for(const T* in, const plan& p) {
   shape.rows = p.outputs;
   shape.row_stride = p.kept.count ? p.kept.stride[0] : 0;
   shape.row_length = p.run_length;
-  shape.vectorized = is_vector_aligned(in) && shape.row_length % V == 0 && shape.row_stride % V == 0;
+  shape.vectorized = blocks::is_vector_aligned(in) && shape.row_length % V == 0 && shape.row_stride % V == 0;
   shape.items = shape.vectorized ? shape.row_length / V : shape.row_length;
   shape.group_size = power_of_two_at_least(shape.items, blocks::warp_size);
   const std::int64_t per_lane = blocks::ceil_div(shape.items, shape.group_size);
@@ -165,13 +160,13 @@ template <typename T, typename Acc, typename Op, typename ToAcc>
 void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, workspace& ws, cudaStream_t stream) {
   constexpr int V = blocks::vector16<T>::size;
   columns_shape shape{};
-  shape.vectorized = is_vector_aligned(in) && p.columns % V == 0;
+  shape.vectorized = blocks::is_vector_aligned(in) && p.columns % V == 0;
   shape.items = shape.vectorized ? p.columns / V : p.columns;
   // One [R, C] matrix (no kept axis outside the columns, one reduced axis right above them).
   const bool one_matrix = p.kept.size() == 1 && p.runs.count == 1 && p.runs.stride[0] == p.columns;
   const int log2_row_vectors = flat_row_log2(shape.vectorized, shape.items);
   if (one_matrix && log2_row_vectors >= 0) return launch_flat_columns(in, p, log2_row_vectors, out, op, to_acc, ws, stream);
-  shape.vector_store = shape.vectorized && sizeof(Acc) == sizeof(T) && is_vector_aligned(out);
+  shape.vector_store = shape.vectorized && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
   // Tiles are narrow when there are many rows (32 items: 512 contiguous bytes per row, and
   // more tiles, so fewer row splits and partials) and wide when there are few (16 rows of 4 M
   // floats: 512 items, so each thread still gets min_rows_per_thread rows).

@@ -24,6 +24,11 @@ struct alignas(vector_bytes) vector16 {
   T items[size];
 };
 
+// Whether p may be read or written as 16-byte vectors.
+WARPFOLD_HOST_DEVICE bool is_vector_aligned(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % vector_bytes == 0;
+}
+
 // [0, head) unaligned scalars, then body_vectors vectors of 16 bytes, then tail scalars.
 struct aligned_split {
   std::int64_t head;
