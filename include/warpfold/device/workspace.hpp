@@ -49,15 +49,27 @@ struct workspace {
 
 // One Workspace per (current device, `stream`), created on first use by
 // Workspace(device ordinal). Workspaces live until the program ends.
+// Each thread remembers the last pair it asked for, so the usual pattern (one thread calling
+// on one stream again and again) skips the lock and the map; workspaces are never freed, so
+// the remembered pointer stays valid.
 template <typename Workspace>
 Workspace& per_device_and_stream(cudaStream_t stream) {
-  static std::mutex guard;
-  static std::map<std::pair<int, cudaStream_t>, std::unique_ptr<Workspace>> workspaces;
   int device = 0;
   WARPFOLD_CUDA_CHECK(cudaGetDevice(&device));
+  struct last_lookup {
+    int device;
+    cudaStream_t stream;
+    Workspace* workspace;
+  };
+  thread_local last_lookup last{-1, nullptr, nullptr};
+  if (last.workspace != nullptr && last.device == device && last.stream == stream) return *last.workspace;
+
+  static std::mutex guard;
+  static std::map<std::pair<int, cudaStream_t>, std::unique_ptr<Workspace>> workspaces;
   std::lock_guard<std::mutex> lock(guard);
   std::unique_ptr<Workspace>& slot = workspaces[{device, stream}];
   if (!slot) slot = std::make_unique<Workspace>(device);
+  last = {device, stream, slot.get()};
   return *slot;
 }
 
