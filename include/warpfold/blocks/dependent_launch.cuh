@@ -38,18 +38,30 @@ WARPFOLD_DEVICE void allow_dependent_launch() {
 
 // kernel<<<grid, block, 0, stream>>>(args...), allowed to start before the previous kernel
 // in the stream ends. The kernel must begin with wait_for_prior_kernels().
+// With cluster_blocks > 0 the grid is also launched in clusters of that many blocks
+// (sm_90 and later; see blocks/cluster_finish.cuh).
 template <typename... Params, typename... Args>
-void launch_dependent(void (*kernel)(Params...), unsigned grid, int block, cudaStream_t stream, Args&&... args) {
+void launch_dependent_clustered(void (*kernel)(Params...), unsigned grid, int block, unsigned cluster_blocks,
+                                cudaStream_t stream, Args&&... args) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(grid);
   config.blockDim = dim3(static_cast<unsigned>(block));
   config.stream = stream;
-  cudaLaunchAttribute overlap[1];
-  overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = overlap;
-  config.numAttrs = 1;
+  cudaLaunchAttribute attributes[2];
+  attributes[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attributes[0].val.programmaticStreamSerializationAllowed = 1;
+  attributes[1].id = cudaLaunchAttributeClusterDimension;
+  attributes[1].val.clusterDim.x = cluster_blocks;
+  attributes[1].val.clusterDim.y = 1;
+  attributes[1].val.clusterDim.z = 1;
+  config.attrs = attributes;
+  config.numAttrs = cluster_blocks > 0 ? 2 : 1;
   WARPFOLD_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
+template <typename... Params, typename... Args>
+void launch_dependent(void (*kernel)(Params...), unsigned grid, int block, cudaStream_t stream, Args&&... args) {
+  launch_dependent_clustered(kernel, grid, block, 0u, stream, std::forward<Args>(args)...);
 }
 
 }  // namespace warpfold::blocks

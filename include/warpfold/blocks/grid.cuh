@@ -31,22 +31,54 @@ int resident_blocks(Kernel kernel, int block_size, std::size_t dynamic_shared_by
   return std::max(1, sm_count * blocks_per_sm);
 }
 
-// The same, per SM, for the device that the caller names; asked once per (kernel, block size,
-// device) and then remembered, because the occupancy query costs more than a launch's
-// arithmetic.
-template <typename Kernel>
-int blocks_per_sm(Kernel kernel, int block_size, int device) {
+// Occupancy answers depend only on the kernel, the block shape and the device, and a query
+// costs more than a launch's arithmetic: each is asked once, then remembered.
+template <typename Ask>
+int remembered_occupancy(const void* kernel, int block_size, int cluster_blocks, int device, Ask ask) {
   static std::mutex guard;
-  static std::map<std::tuple<const void*, int, int>, int> known;
-  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), block_size, device);
+  static std::map<std::tuple<const void*, int, int, int>, int> known;
+  const auto key = std::make_tuple(kernel, block_size, cluster_blocks, device);
   std::lock_guard<std::mutex> lock(guard);
   auto found = known.find(key);
   if (found != known.end()) return found->second;
-  int blocks = 0;
-  WARPFOLD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_size, 0));
-  blocks = std::max(1, blocks);
-  known.emplace(key, blocks);
-  return blocks;
+  const int answer = ask();
+  known.emplace(key, answer);
+  return answer;
+}
+
+// The same, per SM, for the device that the caller names (the current device).
+template <typename Kernel>
+int blocks_per_sm(Kernel kernel, int block_size, int device) {
+  return remembered_occupancy(reinterpret_cast<const void*>(kernel), block_size, 0, device, [&] {
+    int blocks = 0;
+    WARPFOLD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_size, 0));
+    return std::max(1, blocks);
+  });
+}
+
+// Whether one cluster of `cluster_blocks` blocks of `kernel` can be resident on the current
+// device (it must fit on one GPC; a partitioned GPU may have too few SMs per GPC). False
+// before sm_90, where the query fails.
+template <typename Kernel>
+bool cluster_fits(Kernel kernel, int block_size, int cluster_blocks, int device) {
+  return remembered_occupancy(reinterpret_cast<const void*>(kernel), block_size, cluster_blocks, device, [&] {
+           cudaLaunchConfig_t config{};
+           config.gridDim = dim3(static_cast<unsigned>(cluster_blocks));
+           config.blockDim = dim3(static_cast<unsigned>(block_size));
+           cudaLaunchAttribute cluster{};
+           cluster.id = cudaLaunchAttributeClusterDimension;
+           cluster.val.clusterDim.x = static_cast<unsigned>(cluster_blocks);
+           cluster.val.clusterDim.y = 1;
+           cluster.val.clusterDim.z = 1;
+           config.attrs = &cluster;
+           config.numAttrs = 1;
+           int clusters = 0;
+           if (cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel), &config) != cudaSuccess) {
+             (void)cudaGetLastError();  // not an error of the caller's: just no clusters here
+             clusters = 0;
+           }
+           return clusters;
+         }) > 0;
 }
 
 }  // namespace warpfold::blocks

@@ -4,7 +4,8 @@
 //   warp  : shuffles (blocks/warp_reduce.cuh)
 //   block : warp results through shared memory (blocks/block_reduce.cuh)
 //   grid  : one resident wave of blocks (dispatch.cuh)
-//   finish: the last block to arrive combines the partials (blocks/finish.cuh)
+//   finish: the last block to arrive combines the partials (blocks/finish.cuh), or, when the
+//           grid is one cluster, block 0 gathers them in shared memory (blocks/cluster_finish.cuh)
 // So every n is one launch. A one-block grid skips the finish entirely. Launched as a
 // dependent launch (blocks/dependent_launch.cuh), so back-to-back calls overlap their setup.
 #pragma once
@@ -12,6 +13,7 @@
 #include <cstdint>
 
 #include "warpfold/blocks/block_reduce.cuh"
+#include "warpfold/blocks/cluster_finish.cuh"
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/finish.cuh"
 #include "warpfold/blocks/thread_reduce.cuh"
@@ -33,8 +35,8 @@ struct store_result {
   WARPFOLD_DEVICE void operator()(const Acc& total) const { *out = total; }
 };
 
-// Launched with blockDim.x = Policy::block_size or Policy::large_block_size (dispatch.cuh):
-// one compiled kernel serves both launch shapes.
+// Launched with blockDim.x = Policy::block_size, cluster_block_size or large_block_size
+// (dispatch.cuh): one compiled kernel serves every launch shape.
 template <typename Policy, typename T, typename Acc, typename Op, typename ToAcc, typename Store>
 __global__ void __launch_bounds__(Policy::max_block_size)
     reduce_kernel(const T* in, std::int64_t n, reduce_workspace_view<Acc> workspace, Op op, ToAcc to_acc, Store store) {
@@ -50,7 +52,10 @@ __global__ void __launch_bounds__(Policy::max_block_size)
     return;
   }
   Acc total;
-  if (blocks::last_block_combines(acc, workspace.partials, workspace.arrivals, op, total)) store(total);
+  const bool finished = blocks::grid_is_one_cluster()
+                            ? blocks::cluster_combines(acc, op, total)
+                            : blocks::last_block_combines(acc, workspace.partials, workspace.arrivals, op, total);
+  if (finished) store(total);
 }
 
 }  // namespace warpfold::device

@@ -3,6 +3,8 @@
 // (with the documented accumulator widths and wrap), floats within a bound that grows with n.
 #include "reduce_test_util.hpp"
 
+#include <warpfold/device/reduce_policy.hpp>
+
 namespace {
 
 using namespace warpfold_test;
@@ -80,6 +82,33 @@ TYPED_TEST(ReduceOps, EveryOpMatchesTheCpuReferenceAtEverySizeAndOffset) {
     if (this->HasFailure()) break;
   }
   WARPFOLD_TEST_CUDA(cudaStreamDestroy(stream));
+}
+
+// Sizes on both sides of each byte count where the dispatcher changes launch shape
+// (device/reduce_policy.hpp): one block | one cluster of 2, 3 ... 8 blocks | the mid-size wave.
+template <typename T>
+std::vector<std::int64_t> launch_shape_boundaries() {
+  using policy = warpfold::device::reduce_policy;
+  static_assert(policy::single_block_max_bytes == policy::cluster_block_bytes, "the boundaries below assume one block's share");
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t blocks : {1, 2, 5, policy::cluster_max_blocks}) {
+    const std::int64_t elements = blocks * policy::cluster_block_bytes / std::int64_t(sizeof(T));
+    for (std::int64_t step : {-1, 0, 1}) sizes.push_back(elements + step);
+  }
+  // Quick mode (the sanitizer runs) still reaches the widest cluster for 4- and 8-byte types.
+  return quick_mode() ? sizes_up_to(sizes, 140000) : sizes;
+}
+
+TYPED_TEST(ReduceOps, EveryOpAtEachLaunchShapeBoundary) {
+  using T = TypeParam;
+  for (std::int64_t n : launch_shape_boundaries<T>()) {
+    for (int offset : {0, 3}) {
+      const std::uint64_t seed = seed_for(std::string("shapes/") + type_name<T>() + "/" + std::to_string(offset), n);
+      SCOPED_TRACE(::testing::Message() << type_name<T>() << " n = " << n << " offset = " << offset << " seed = " << seed);
+      check_every_op(make_values<T>(n, seed), offset, cudaStream_t{});
+      if (this->HasFailure()) return;
+    }
+  }
 }
 
 TYPED_TEST(ReduceOps, FullRangeValuesWrapOrStayWithinTheBound) {
