@@ -35,16 +35,28 @@ WARPFOLD_DEVICE bool grid_is_one_cluster() {
 #endif
 }
 
-// Every thread of every block calls it with its block's value (valid in thread 0). Returns
-// true in thread 0 of block 0, with the total of all blocks in block-rank order.
-// Block 0's shared memory is only written before the barrier and only read after it, by
-// block 0 itself, so the other blocks may exit as soon as they pass the barrier.
+// Another block's shared memory may only be written once that block is running. In a grid
+// that is one cluster, every thread calls this first thing: it arrives on the cluster barrier
+// without waiting, and cluster_combines waits for that phase before its remote write. The
+// blocks of a cluster are launched together, so the wait costs next to nothing.
+WARPFOLD_DEVICE void cluster_block_started() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  (void)cooperative_groups::this_cluster().barrier_arrive();
+#endif
+}
+
+// Every thread of every block calls it with its block's value (valid in thread 0), after
+// cluster_block_started(). Returns true in thread 0 of block 0, with the total of all blocks
+// in block-rank order. Block 0's shared memory is only written between the two barriers and
+// only read after the second, by block 0 itself, so the other blocks may exit as soon as they
+// pass it.
 template <typename T, typename Op>
 WARPFOLD_DEVICE bool cluster_combines(T block_value, Op op, T& total) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   __shared__ T partials[max_portable_cluster_blocks];
   cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const unsigned rank = cluster.block_rank();
+  cluster.barrier_wait();  // every block of the cluster has started: block 0's shared memory exists
   if (threadIdx.x == 0) *cluster.map_shared_rank(&partials[rank], 0) = block_value;
   cluster.sync();  // release by every block, acquire by every block: block 0 sees all partials
   if (rank != 0 || threadIdx.x >= warp_size) return false;

@@ -41,6 +41,8 @@ template <typename Policy, typename T, typename Acc, typename Op, typename ToAcc
 __global__ void __launch_bounds__(Policy::max_block_size)
     reduce_kernel(const T* in, std::int64_t n, reduce_workspace_view<Acc> workspace, Op op, ToAcc to_acc, Store store) {
   blocks::wait_for_prior_kernels();
+  const bool one_cluster = blocks::grid_is_one_cluster();
+  if (one_cluster) blocks::cluster_block_started();
   const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t threads = std::int64_t(blockDim.x) * gridDim.x;
   Acc acc = blocks::thread_reduce_vectorized<Policy::loads_in_flight, blocks::streaming_vector_load>(in, n, rank, threads, op,
@@ -52,9 +54,8 @@ __global__ void __launch_bounds__(Policy::max_block_size)
     return;
   }
   Acc total;
-  const bool finished = blocks::grid_is_one_cluster()
-                            ? blocks::cluster_combines(acc, op, total)
-                            : blocks::last_block_combines(acc, workspace.partials, workspace.arrivals, op, total);
+  const bool finished = one_cluster ? blocks::cluster_combines(acc, op, total)
+                                    : blocks::last_block_combines(acc, workspace.partials, workspace.arrivals, op, total);
   if (finished) store(total);
 }
 

@@ -93,9 +93,11 @@ std::vector<std::int64_t> launch_shape_boundaries() {
   std::vector<std::int64_t> sizes;
   for (std::int64_t blocks : {1, 2, 5, policy::cluster_max_blocks}) {
     const std::int64_t elements = blocks * policy::cluster_block_bytes / std::int64_t(sizeof(T));
-    for (std::int64_t step : {-1, 0, 1}) sizes.push_back(elements + step);
+    // Quick mode (the sanitizer runs, where every launch is slow) keeps one size per boundary,
+    // just past it, and still reaches the widest cluster for 4- and 8-byte types.
+    for (std::int64_t step : {-1, 0, 1})
+      if (!quick_mode() || step == 1) sizes.push_back(elements + step);
   }
-  // Quick mode (the sanitizer runs) still reaches the widest cluster for 4- and 8-byte types.
   return quick_mode() ? sizes_up_to(sizes, 140000) : sizes;
 }
 
@@ -103,6 +105,7 @@ TYPED_TEST(ReduceOps, EveryOpAtEachLaunchShapeBoundary) {
   using T = TypeParam;
   for (std::int64_t n : launch_shape_boundaries<T>()) {
     for (int offset : {0, 3}) {
+      if (quick_mode() && offset != 0) continue;
       const std::uint64_t seed = seed_for(std::string("shapes/") + type_name<T>() + "/" + std::to_string(offset), n);
       SCOPED_TRACE(::testing::Message() << type_name<T>() << " n = " << n << " offset = " << offset << " seed = " << seed);
       check_every_op(make_values<T>(n, seed), offset, cudaStream_t{});
