@@ -6,8 +6,8 @@
 // reduction of a few hundred kilobytes those round trips are a large share of the kernel. A
 // cluster's blocks run at the same time on one GPC and can write each other's shared memory,
 // and a cluster barrier orders those writes: no fence to device scope, no counter, no global
-// partials. H100, 2026-11-22, GPU time per call (graph replay, cold input): 2.6-2.8 us for
-// 256-512 KB in one cluster of 4-8 blocks, against 3.4-3.5 us with the one-pass finish.
+// partials. H100, 2026-11-22, GPU time per call (graph replay, cold input): 2.35-2.56 us for
+// 256-512 KB in one cluster of 8-16 blocks, against 3.3-3.5 us with the one-pass finish.
 //
 // The combine order is fixed (by block rank), so float results stay bitwise reproducible.
 // On GPUs before sm_90 this compiles to nothing; the dispatcher never launches clusters there.
@@ -22,8 +22,10 @@
 
 namespace warpfold::blocks {
 
-// The most blocks a cluster may have without opting in to non-portable sizes.
+// Cluster sizes: up to 8 blocks on every GPU that has clusters; up to 16 where the kernel
+// opts in to non-portable sizes and the GPU allows them (H100 and H200 do).
 constexpr int max_portable_cluster_blocks = 8;
+constexpr int max_cluster_blocks = 16;
 
 // True when the grid was launched as a single cluster of more than one block.
 WARPFOLD_DEVICE bool grid_is_one_cluster() {
@@ -38,10 +40,12 @@ WARPFOLD_DEVICE bool grid_is_one_cluster() {
 // Another block's shared memory may only be written once that block is running. In a grid
 // that is one cluster, every thread calls this first thing: it arrives on the cluster barrier
 // without waiting, and cluster_combines waits for that phase before its remote write. The
-// blocks of a cluster are launched together, so the wait costs next to nothing.
+// arrival is relaxed (it orders no memory), so it costs nothing and may come even before
+// wait_for_prior_kernels(). H100, 2026-11-22, graph replay: a releasing arrival after that
+// wait made a 256 KB call 0.6 us slower.
 WARPFOLD_DEVICE void cluster_block_started() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  (void)cooperative_groups::this_cluster().barrier_arrive();
+  __cluster_barrier_arrive_relaxed();
 #endif
 }
 
@@ -53,10 +57,10 @@ WARPFOLD_DEVICE void cluster_block_started() {
 template <typename T, typename Op>
 WARPFOLD_DEVICE bool cluster_combines(T block_value, Op op, T& total) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  __shared__ T partials[max_portable_cluster_blocks];
+  __shared__ T partials[max_cluster_blocks];
   cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const unsigned rank = cluster.block_rank();
-  cluster.barrier_wait();  // every block of the cluster has started: block 0's shared memory exists
+  __cluster_barrier_wait();  // every block of the cluster has started: block 0's shared memory exists
   if (threadIdx.x == 0) *cluster.map_shared_rank(&partials[rank], 0) = block_value;
   cluster.sync();  // release by every block, acquire by every block: block 0 sees all partials
   if (rank != 0 || threadIdx.x >= warp_size) return false;

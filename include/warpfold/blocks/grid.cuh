@@ -32,12 +32,13 @@ int resident_blocks(Kernel kernel, int block_size, std::size_t dynamic_shared_by
 }
 
 // Occupancy answers depend only on the kernel, the block shape and the device, and a query
-// costs more than a launch's arithmetic: each is asked once, then remembered.
+// costs more than a launch's arithmetic: each is asked once, then remembered. `question`
+// tells apart different questions about the same kernel and block size.
 template <typename Ask>
-int remembered_occupancy(const void* kernel, int block_size, int cluster_blocks, int device, Ask ask) {
+int remembered_occupancy(const void* kernel, int block_size, int question, int device, Ask ask) {
   static std::mutex guard;
   static std::map<std::tuple<const void*, int, int, int>, int> known;
-  const auto key = std::make_tuple(kernel, block_size, cluster_blocks, device);
+  const auto key = std::make_tuple(kernel, block_size, question, device);
   std::lock_guard<std::mutex> lock(guard);
   auto found = known.find(key);
   if (found != known.end()) return found->second;
@@ -56,29 +57,38 @@ int blocks_per_sm(Kernel kernel, int block_size, int device) {
   });
 }
 
-// Whether one cluster of `cluster_blocks` blocks of `kernel` can be resident on the current
-// device (it must fit on one GPC; a partitioned GPU may have too few SMs per GPC). False
-// before sm_90, where the query fails.
+// The largest cluster of `kernel` blocks, at most `wanted`, that the current device can run
+// (one cluster must fit on one GPC; a partitioned GPU may have too few SMs per GPC): tries
+// `wanted` (opting the kernel in to non-portable sizes above 8), then 8. 0 before sm_90,
+// where the queries fail.
 template <typename Kernel>
-bool cluster_fits(Kernel kernel, int block_size, int cluster_blocks, int device) {
-  return remembered_occupancy(reinterpret_cast<const void*>(kernel), block_size, cluster_blocks, device, [&] {
-           cudaLaunchConfig_t config{};
-           config.gridDim = dim3(static_cast<unsigned>(cluster_blocks));
-           config.blockDim = dim3(static_cast<unsigned>(block_size));
-           cudaLaunchAttribute cluster{};
-           cluster.id = cudaLaunchAttributeClusterDimension;
-           cluster.val.clusterDim.x = static_cast<unsigned>(cluster_blocks);
-           cluster.val.clusterDim.y = 1;
-           cluster.val.clusterDim.z = 1;
-           config.attrs = &cluster;
-           config.numAttrs = 1;
-           int clusters = 0;
-           if (cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel), &config) != cudaSuccess) {
-             (void)cudaGetLastError();  // not an error of the caller's: just no clusters here
-             clusters = 0;
-           }
-           return clusters;
-         }) > 0;
+int largest_cluster(Kernel kernel, int block_size, int wanted, int device) {
+  const void* function = reinterpret_cast<const void*>(kernel);
+  return remembered_occupancy(function, block_size, wanted, device, [&] {
+    for (int blocks : {wanted, std::min(wanted, 8)}) {
+      if (blocks > 8 && cudaFuncSetAttribute(function, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
+        (void)cudaGetLastError();  // not the caller's error: just no large clusters here
+        continue;
+      }
+      cudaLaunchConfig_t config{};
+      config.gridDim = dim3(static_cast<unsigned>(blocks));
+      config.blockDim = dim3(static_cast<unsigned>(block_size));
+      cudaLaunchAttribute cluster{};
+      cluster.id = cudaLaunchAttributeClusterDimension;
+      cluster.val.clusterDim.x = static_cast<unsigned>(blocks);
+      cluster.val.clusterDim.y = 1;
+      cluster.val.clusterDim.z = 1;
+      config.attrs = &cluster;
+      config.numAttrs = 1;
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, function, &config) != cudaSuccess) {
+        (void)cudaGetLastError();
+        clusters = 0;
+      }
+      if (clusters > 0) return blocks;
+    }
+    return 0;
+  });
 }
 
 }  // namespace warpfold::blocks

@@ -23,8 +23,9 @@ struct launch_shape {
 
 // Four shapes, by input size:
 // - small: one block, no finish at all;
-// - up to Policy::cluster_max_bytes, where clusters are available: one cluster, each block
-//   reading its share in one round of loads, finished through distributed shared memory;
+// - up to Policy::cluster_max_bytes, where the device runs clusters that large: one cluster,
+//   each block reading its share in one round of loads, finished through distributed shared
+//   memory;
 // - mid: enough blocks that each thread gets a few 16-byte vectors, capped at one resident
 //   wave, finished by the last block to arrive;
 // - large: the streaming shape (few big blocks per SM), finished the same way.
@@ -32,10 +33,10 @@ template <typename Policy, typename T, typename Kernel>
 launch_shape launch_shape_for(std::int64_t n, Kernel kernel, const workspace& ws) {
   const std::int64_t bytes = n * std::int64_t(sizeof(T));
   if (bytes <= Policy::single_block_max_bytes) return {1, Policy::block_size, 0};
-  if (bytes <= Policy::cluster_max_bytes && ws.clusters &&
-      blocks::cluster_fits(kernel, Policy::cluster_block_size, Policy::cluster_max_blocks, ws.device)) {
-    const auto blocks = static_cast<unsigned>(blocks::ceil_div(bytes, Policy::cluster_block_bytes));
-    return {blocks, Policy::cluster_block_size, blocks};
+  if (bytes <= Policy::cluster_max_bytes && ws.clusters) {
+    const std::int64_t blocks = blocks::ceil_div(bytes, Policy::cluster_block_bytes);
+    if (blocks <= blocks::largest_cluster(kernel, Policy::cluster_block_size, Policy::cluster_max_blocks, ws.device))
+      return {blocks, Policy::cluster_block_size, static_cast<unsigned>(blocks)};
   }
   if (bytes >= Policy::large_input_bytes) {
     const int per_sm = std::min(Policy::large_blocks_per_sm, blocks::blocks_per_sm(kernel, Policy::large_block_size, ws.device));
@@ -51,7 +52,7 @@ launch_shape launch_shape_for(std::int64_t n, Kernel kernel, const workspace& ws
 template <typename Policy, typename T, typename Acc, typename Op, typename ToAcc, typename Store>
 void launch_reduce(const T* in, std::int64_t n, Op op, ToAcc to_acc, Store store, workspace& ws, cudaStream_t stream) {
   static_assert(sizeof(Acc) <= workspace::slot_bytes, "warpfold: accumulator types of more than 32 bytes are not supported");
-  static_assert(Policy::cluster_max_blocks <= blocks::max_portable_cluster_blocks, "warpfold: clusters must have a portable size");
+  static_assert(Policy::cluster_max_blocks <= blocks::max_cluster_blocks, "warpfold: clusters have at most 16 blocks");
   auto kernel = reduce_kernel<Policy, T, Acc, Op, ToAcc, Store>;
   const launch_shape shape = launch_shape_for<Policy, T>(n, kernel, ws);
   const reduce_workspace_view<Acc> view{reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get()};

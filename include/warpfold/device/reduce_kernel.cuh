@@ -40,9 +40,9 @@ struct store_result {
 template <typename Policy, typename T, typename Acc, typename Op, typename ToAcc, typename Store>
 __global__ void __launch_bounds__(Policy::max_block_size)
     reduce_kernel(const T* in, std::int64_t n, reduce_workspace_view<Acc> workspace, Op op, ToAcc to_acc, Store store) {
-  blocks::wait_for_prior_kernels();
   const bool one_cluster = blocks::grid_is_one_cluster();
-  if (one_cluster) blocks::cluster_block_started();
+  if (one_cluster) blocks::cluster_block_started();  // touches no memory: may precede the wait
+  blocks::wait_for_prior_kernels();
   const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t threads = std::int64_t(blockDim.x) * gridDim.x;
   Acc acc = blocks::thread_reduce_vectorized<Policy::loads_in_flight, blocks::streaming_vector_load>(in, n, rank, threads, op,

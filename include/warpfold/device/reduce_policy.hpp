@@ -35,12 +35,14 @@ struct reduce_policy {
   static constexpr std::int64_t single_block_max_bytes = 64 * 1024;
 
   // Above that and up to cluster_max_bytes, on sm_90 and later: one thread-block cluster of up
-  // to 8 blocks of 1024 threads, each reading up to 64 KB in one round of loads, whose partials
-  // meet in block 0's shared memory (blocks/cluster_finish.cuh). H100, 2026-11-22, GPU time per
-  // call (graph replay, cold input): f32 2^16 2.6 us and f64 2^16 2.8 us, against 3.4 and 3.5 us
-  // for 8 and 16 blocks of 512 threads with the one-pass finish. Older GPUs take the mid path.
-  static constexpr int cluster_block_size = 1024;
-  static constexpr int cluster_max_blocks = 8;  // the portable cluster size
+  // to 16 blocks of 512 threads, each reading up to 32 KB in one round of loads, whose partials
+  // meet in block 0's shared memory (blocks/cluster_finish.cuh). H100, 2026-11-22, GPU time
+  // per call (graph replay, cold f32 input), 256 KB / 512 KB: 2.35 / 2.51 us, against 2.82 /
+  // 2.97 us for clusters of 1024-thread blocks and 3.31 / 3.35 us for 512-thread blocks with
+  // the one-pass finish. 16 is above the portable cluster size of 8: where a GPU cannot run 16,
+  // clusters stop at 8 blocks (256 KB) and larger inputs take the mid path, as do older GPUs.
+  static constexpr int cluster_block_size = 512;
+  static constexpr int cluster_max_blocks = 16;
   static constexpr std::int64_t cluster_block_bytes = std::int64_t{cluster_block_size} * loads_in_flight * 16;
   static constexpr std::int64_t cluster_max_bytes = cluster_max_blocks * cluster_block_bytes;
 };

@@ -85,14 +85,15 @@ TYPED_TEST(ReduceOps, EveryOpMatchesTheCpuReferenceAtEverySizeAndOffset) {
 }
 
 // Sizes on both sides of each byte count where the dispatcher changes launch shape
-// (device/reduce_policy.hpp): one block | one cluster of 2, 3 ... 8 blocks | the mid-size wave.
+// (device/reduce_policy.hpp): one block | one cluster of 3 ... 16 blocks | the mid-size wave.
+// 8 blocks is where clusters stop on GPUs that cannot run 16.
 template <typename T>
 std::vector<std::int64_t> launch_shape_boundaries() {
   using policy = warpfold::device::reduce_policy;
-  static_assert(policy::single_block_max_bytes == policy::cluster_block_bytes, "the boundaries below assume one block's share");
   std::vector<std::int64_t> sizes;
-  for (std::int64_t blocks : {1, 2, 5, policy::cluster_max_blocks}) {
-    const std::int64_t elements = blocks * policy::cluster_block_bytes / std::int64_t(sizeof(T));
+  for (std::int64_t bytes : {policy::single_block_max_bytes, 5 * policy::cluster_block_bytes, 8 * policy::cluster_block_bytes,
+                             policy::cluster_max_bytes}) {
+    const std::int64_t elements = bytes / std::int64_t(sizeof(T));
     // Quick mode (the sanitizer runs, where every launch is slow) keeps one size per boundary,
     // just past it, and still reaches the widest cluster for 4- and 8-byte types.
     for (std::int64_t step : {-1, 0, 1})
