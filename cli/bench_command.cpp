@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "bench/device.hpp"
+#include "bench/gpu.hpp"
 #include "bench/implementation.hpp"
 #include "bench/output.hpp"
 #include "bench/pool.hpp"
@@ -164,6 +165,7 @@ void print_sweep_table(std::ostream& out, const std::vector<measurement>& rows, 
   std::vector<std::string> keys;
   std::map<std::string, std::map<std::int64_t, const measurement*>> cells;
   for (const measurement& m : rows) {
+    if (m.family == "ceiling") continue;  // the per-size launch floor has no GB/s
     const std::string key = m.impl + (many_finishers && !m.finisher.empty() ? " (" + m.finisher + ")" : "");
     if (!cells.count(key)) keys.push_back(key);
     cells[key][m.n] = &m;
@@ -223,6 +225,31 @@ std::vector<measurement> measure_point(const std::vector<const bench::impl_entry
       return contender::opened{std::move(impl), std::move(session)};
     };
     all.push_back(std::move(c));
+  }
+  if (o.sweep) {
+    // The sweep also times the plain empty launch at every point, in the same interleaved
+    // trials, so that each size's time can be set against a floor measured right beside it
+    // (on a virtual machine the host's speed drifts over a run). Last in the returned rows.
+    contender floor;
+    measurement& m = floor.row;
+    m.impl = "launch_floor";
+    m.family = "ceiling";
+    m.dtype = std::string(bench::name(t));
+    m.n = pool.n();
+    m.bytes = 0;  // it reads nothing: no GB/s
+    m.ceiling_gbps = ceiling_gbps;
+    m.trials = timing.trials;
+    m.device = device_name;
+    m.note = "empty kernel, back to back, timed in the same interleaved trials as this size's implementations";
+    floor.label = "launch_floor";
+    floor.open = [&pool, &timing, stream] {
+      std::unique_ptr<bench::timed_reduction> impl = bench::make_empty_launch();
+      // There is no answer to check: the kernel computes nothing.
+      auto no_answer = [](int) { return bench::check_outcome{true, "no answer (an empty kernel)"}; };
+      auto session = std::make_unique<bench::timing_session>(*impl, pool, no_answer, timing, stream);
+      return contender::opened{std::move(impl), std::move(session)};
+    };
+    all.push_back(std::move(floor));
   }
   const std::string point = std::string(bench::name(t)) + " n=" + bench::format_size(pool.n()) + ": ";
   return measure_interleaved(all, timing.trials, point, bar);
@@ -338,7 +365,8 @@ int run_bench(const bench_options& o) {
             measure_point(for_type, t, pool, timing, stream, o, device.name, c.read.gbps, bar);
         for (std::size_t i = 0; i < rows.size(); ++i) {
           const measurement& m = rows[i];
-          bar.result(std::string(bench::name(t)) + " n=" + bench::format_size(n) + " " + impl_label(*for_type[i], o), m);
+          const std::string label = i < for_type.size() ? impl_label(*for_type[i], o) : m.impl;  // then the sweep's floor
+          if (i < for_type.size()) bar.result(std::string(bench::name(t)) + " n=" + bench::format_size(n) + " " + label, m);
           any_failed = any_failed || !m.ok;
           record.measurements.push_back(m);
         }
@@ -404,7 +432,8 @@ void print_list(std::ostream& out) {
   out << "\nCeilings, measured in every bench run:\n"
          "  read_ceiling  read-only streaming kernel, 16-byte loads, 2 GiB, one launch (GB/s = bytes read / time)\n"
          "  copy_ceiling  device-to-device cudaMemcpyAsync (GB/s = bytes read + bytes written / time)\n"
-         "  launch_floor  an empty kernel launched back to back (µs per launch)\n"
+         "  launch_floor  an empty kernel launched back to back (µs per launch); a sweep also times it at\n"
+         "                every type and size, in the same interleaved trials as the implementations\n"
          "  launch_floor_dependent  the same, as programmatic dependent launches (warpfold's own launch mode)\n"
          "\nTypes (--dtype): i32, f32, f64, f16, bf16\n";
   print_axis_list(out);

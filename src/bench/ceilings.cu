@@ -112,6 +112,22 @@ ceiling_measurement measure_launch_floor(int trials, int batch, cudaStream_t str
   return m;
 }
 
+namespace {
+
+class empty_launch final : public timed_reduction {
+ public:
+  void prepare(const void*, std::int64_t, cudaStream_t) override {}
+  void enqueue(const void*, std::int64_t, cudaStream_t stream) override {
+    empty_kernel<<<1, 1, 0, stream>>>();
+    WARPFOLD_CHECK_LAUNCH();  // as every implementation checks its launches
+  }
+  std::optional<int> launches_per_call() const override { return 1; }
+};
+
+}  // namespace
+
+std::unique_ptr<timed_reduction> make_empty_launch() { return std::make_unique<empty_launch>(); }
+
 ceiling_measurement measure_read_ceiling(const void* d_buffer, std::int64_t bytes, int trials, cudaStream_t stream) {
   if (reinterpret_cast<std::uintptr_t>(d_buffer) % 16 != 0 || bytes % 16 != 0)
     throw invalid_argument("measure_read_ceiling: buffer must be 16-byte aligned and a multiple of 16 bytes");

@@ -5,9 +5,11 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "bench/dtype.hpp"
+#include "bench/implementation.hpp"
 #include "bench/statistics.hpp"
 
 namespace warpfold::bench {
@@ -33,6 +35,11 @@ struct ceiling_measurement {
 // `dependent`, launched as warpfold launches its own kernels (blocks/dependent_launch.cuh),
 // so each launch may be set up while the previous one is finishing.
 ceiling_measurement measure_launch_floor(int trials, int batch, cudaStream_t stream, bool dependent = false);
+
+// The plain empty launch as something the timing loop can time like a reduction, so that a
+// sweep measures it at every size in the same interleaved trials as the implementations
+// (a slow stretch of the host then slows both alike). Reads nothing and has no answer.
+std::unique_ptr<timed_reduction> make_empty_launch();
 
 // A read-only streaming kernel over `bytes` of d_buffer (16-byte aligned, bytes a multiple of
 // 16) with 16-byte loads, one resident wave of blocks, several loads in flight per thread.
