@@ -13,6 +13,7 @@
 // On GPUs before sm_90 this compiles to nothing; the dispatcher never launches clusters there.
 #pragma once
 
+#include "warpfold/blocks/grid.cuh"
 #include "warpfold/blocks/warp_reduce.cuh"
 #include "warpfold/config.hpp"
 
@@ -21,11 +22,6 @@
 #endif
 
 namespace warpfold::blocks {
-
-// Cluster sizes: up to 8 blocks on every GPU that has clusters; up to 16 where the kernel
-// opts in to non-portable sizes and the GPU allows them (H100 and H200 do).
-constexpr int max_portable_cluster_blocks = 8;
-constexpr int max_cluster_blocks = 16;
 
 // True when the grid was launched as a single cluster of more than one block.
 WARPFOLD_DEVICE bool grid_is_one_cluster() {

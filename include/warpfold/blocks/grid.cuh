@@ -57,16 +57,23 @@ int blocks_per_sm(Kernel kernel, int block_size, int device) {
   });
 }
 
+// Cluster sizes: up to 8 blocks on every GPU that has clusters (sm_90 and later); up to 16
+// where the kernel opts in to non-portable sizes and the GPU allows them (H100 and H200 do).
+constexpr int max_portable_cluster_blocks = 8;
+constexpr int max_cluster_blocks = 16;
+
 // The largest cluster of `kernel` blocks, at most `wanted`, that the current device can run
 // (one cluster must fit on one GPC; a partitioned GPU may have too few SMs per GPC): tries
-// `wanted` (opting the kernel in to non-portable sizes above 8), then 8. 0 before sm_90,
-// where the queries fail.
+// `wanted` (opting the kernel in to non-portable sizes above 8), then 8. 0 before sm_90.
 template <typename Kernel>
 int largest_cluster(Kernel kernel, int block_size, int wanted, int device) {
   const void* function = reinterpret_cast<const void*>(kernel);
   return remembered_occupancy(function, block_size, wanted, device, [&] {
-    for (int blocks : {wanted, std::min(wanted, 8)}) {
-      if (blocks > 8 && cudaFuncSetAttribute(function, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
+    int major = 0;
+    WARPFOLD_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    if (major < 9) return 0;
+    for (int blocks : {wanted, std::min(wanted, max_portable_cluster_blocks)}) {
+      if (blocks > max_portable_cluster_blocks && cudaFuncSetAttribute(function, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
         (void)cudaGetLastError();  // not the caller's error: just no large clusters here
         continue;
       }

@@ -33,7 +33,7 @@ template <typename Policy, typename T, typename Kernel>
 launch_shape launch_shape_for(std::int64_t n, Kernel kernel, const workspace& ws) {
   const std::int64_t bytes = n * std::int64_t(sizeof(T));
   if (bytes <= Policy::single_block_max_bytes) return {1, Policy::block_size, 0};
-  if (bytes <= Policy::cluster_max_bytes && ws.clusters) {
+  if (bytes <= Policy::cluster_max_bytes) {
     const std::int64_t blocks = blocks::ceil_div(bytes, Policy::cluster_block_bytes);
     if (blocks <= blocks::largest_cluster(kernel, Policy::cluster_block_size, Policy::cluster_max_blocks, ws.device))
       return {blocks, Policy::cluster_block_size, static_cast<unsigned>(blocks)};

@@ -33,15 +33,11 @@ struct workspace {
   detail::device_buffer<unsigned char> result;     // the blocking forms' device result
   detail::pinned_buffer<unsigned char> host_result;
 
-  int device = 0;         // the device it lives on, and what the dispatcher needs to know of it,
-  int sm_count = 0;       // asked once here rather than on every call
-  bool clusters = false;  // thread-block clusters (compute capability 9.0 and later)
+  int device = 0;     // the device it lives on, and that device's SM count, asked once here
+  int sm_count = 0;   // rather than on every call
 
   explicit workspace(int device_ordinal) : device(device_ordinal) {
     WARPFOLD_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    int major = 0;
-    WARPFOLD_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    clusters = major >= 9;
     partials.reserve(max_blocks * slot_bytes);
     arrivals.reserve(1);
     result.reserve(slot_bytes);
