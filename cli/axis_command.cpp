@@ -202,12 +202,7 @@ int run_axis_bench(const bench_options& o) {
   progress bar(!o.quiet, total);
 
   owned_stream stream;
-  print_header(std::cout, device);
-  if (!o.quiet) bar.note("measuring the ceilings...");
-  const ceilings ceiling = measure_ceilings(o, device, stream);
-  for (const measurement& m : ceiling.rows()) record.measurements.push_back(m);
-  print_ceilings(std::cout, ceiling);
-  print_method(std::cout, timing, device);
+  const ceilings ceiling = begin_run(o, device, timing, stream, bar, record);
   print_axis_legend(std::cout);
   std::cout << std::flush;
 

@@ -203,21 +203,26 @@ std::vector<measurement> measure_point(const std::vector<const bench::impl_entry
                                        bench::input_pool& pool, const bench::timing_options& timing,
                                        cudaStream_t stream, const bench_options& o, const std::string& device_name,
                                        double ceiling_gbps, progress& bar) {
-  std::vector<contender> all;
-  for (const bench::impl_entry* e : entries) {
-    contender c;
-    measurement& m = c.row;
-    m.impl = e->name;
-    m.family = e->family;
+  // The fields every row of this point shares.
+  auto row_of = [&](const std::string& impl, const std::string& family) {
+    measurement m;
+    m.impl = impl;
+    m.family = family;
     m.dtype = std::string(bench::name(t));
-    m.finisher = e->finisher;
     m.n = pool.n();
     m.bytes = pool.buffer_bytes();
     m.ceiling_gbps = ceiling_gbps;
-    m.block_size = e->family == "ladder" ? o.block_size : 0;
     m.trials = timing.trials;
     m.buffers = pool.buffers();
     m.device = device_name;
+    return m;
+  };
+  std::vector<contender> all;
+  for (const bench::impl_entry* e : entries) {
+    contender c;
+    c.row = row_of(e->name, e->family);
+    c.row.finisher = e->finisher;
+    c.row.block_size = e->family == "ladder" ? o.block_size : 0;
     c.label = impl_label(*e, o);
     c.open = [e, t, &pool, &timing, stream] {
       std::unique_ptr<bench::implementation> impl = e->make(t);
@@ -231,16 +236,10 @@ std::vector<measurement> measure_point(const std::vector<const bench::impl_entry
     // trials, so that each size's time can be set against a floor measured right beside it
     // (on a virtual machine the host's speed drifts over a run). Last in the returned rows.
     contender floor;
-    measurement& m = floor.row;
-    m.impl = "launch_floor";
-    m.family = "ceiling";
-    m.dtype = std::string(bench::name(t));
-    m.n = pool.n();
-    m.bytes = 0;  // it reads nothing: no GB/s
-    m.ceiling_gbps = ceiling_gbps;
-    m.trials = timing.trials;
-    m.device = device_name;
-    m.note = "empty kernel, back to back, timed in the same interleaved trials as this size's implementations";
+    floor.row = row_of("launch_floor", "ceiling");
+    floor.row.bytes = 0;    // it reads nothing: no GB/s
+    floor.row.buffers = 0;  // and rotates over none
+    floor.row.note = "empty kernel, back to back, timed in the same interleaved trials as this size's implementations";
     floor.label = "launch_floor";
     floor.open = [&pool, &timing, stream] {
       std::unique_ptr<bench::timed_reduction> impl = bench::make_empty_launch();
@@ -318,12 +317,7 @@ int run_bench(const bench_options& o) {
   progress bar(!o.quiet, total);
 
   owned_stream stream;
-  print_header(std::cout, device);
-  if (!o.quiet) bar.note("measuring the ceilings...");
-  const ceilings c = measure_ceilings(o, device, stream);
-  for (const measurement& m : c.rows()) record.measurements.push_back(m);
-  print_ceilings(std::cout, c);
-  print_method(std::cout, timing, device);
+  const ceilings c = begin_run(o, device, timing, stream, bar, record);
   std::cout << std::flush;
 
   // Whatever was measured is written out, also when a later measurement throws.
@@ -365,8 +359,8 @@ int run_bench(const bench_options& o) {
             measure_point(for_type, t, pool, timing, stream, o, device.name, c.read.gbps, bar);
         for (std::size_t i = 0; i < rows.size(); ++i) {
           const measurement& m = rows[i];
-          const std::string label = i < for_type.size() ? impl_label(*for_type[i], o) : m.impl;  // then the sweep's floor
-          if (i < for_type.size()) bar.result(std::string(bench::name(t)) + " n=" + bench::format_size(n) + " " + label, m);
+          if (i < for_type.size())  // (a sweep's last row is its launch floor: no progress line)
+            bar.result(std::string(bench::name(t)) + " n=" + bench::format_size(n) + " " + impl_label(*for_type[i], o), m);
           any_failed = any_failed || !m.ok;
           record.measurements.push_back(m);
         }

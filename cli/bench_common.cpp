@@ -123,6 +123,17 @@ ceilings measure_ceilings(const bench_options& o, const bench::device_descriptio
   return c;
 }
 
+ceilings begin_run(const bench_options& o, const bench::device_description& d, const bench::timing_options& t,
+                   cudaStream_t stream, progress& bar, bench::run_record& record) {
+  print_header(std::cout, d);
+  if (!o.quiet) bar.note("measuring the ceilings...");
+  const ceilings c = measure_ceilings(o, d, stream);
+  for (const measurement& m : c.rows()) record.measurements.push_back(m);
+  print_ceilings(std::cout, c);
+  print_method(std::cout, t, d);
+  return c;
+}
+
 std::vector<measurement> ceilings::rows() const { return {read, copy, launch, launch_dependent}; }
 
 void print_header(std::ostream& out, const bench::device_description& d) {

@@ -74,6 +74,11 @@ int exit_code_after(bool any_failed);
 void print_ceilings(std::ostream& out, const ceilings& c);
 void print_method(std::ostream& out, const bench::timing_options& t, const bench::device_description& d);
 
+// How every bench run starts: prints the header, measures the ceilings (recorded as the run's
+// first rows) and prints them and the method.
+ceilings begin_run(const bench_options& o, const bench::device_description& d, const bench::timing_options& t,
+                   cudaStream_t stream, progress& bar, bench::run_record& record);
+
 // One implementation at a measurement point. The caller fills in `row` (names, sizes, bytes,
 // ceiling) and `label` (for the progress line), and `open`, which makes the implementation and
 // the session that times it; measure_interleaved completes the row.
