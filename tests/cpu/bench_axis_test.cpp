@@ -10,6 +10,7 @@
 #include "bench/axis_cases.hpp"
 #include "bench/axis_reference.hpp"
 #include "bench/ncu.hpp"
+#include "csv_rows.hpp"
 #include "bench/output.hpp"
 #include "bench/statistics.hpp"
 #include "warpfold/error.hpp"
@@ -178,13 +179,7 @@ wb::measurement axis_row() {
   return m;
 }
 
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) rows.push_back(wb::split_csv_line(line));
-  return rows;
-}
+using cpu_test::parse_csv;
 
 std::string field(const std::vector<std::vector<std::string>>& rows, std::size_t row, const std::string& column) {
   for (std::size_t i = 0; i < rows[0].size(); ++i)

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "bench/ncu.hpp"
+#include "csv_rows.hpp"
 #include "bench/output.hpp"
 #include "warpfold/error.hpp"
 
@@ -50,13 +51,7 @@ wb::measurement failed_row() {
   return m;
 }
 
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) rows.push_back(wb::split_csv_line(line));
-  return rows;
-}
+using cpu_test::parse_csv;
 
 std::size_t column(const std::vector<std::string>& header, const std::string& name) {
   for (std::size_t i = 0; i < header.size(); ++i)
