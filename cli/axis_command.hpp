@@ -1,4 +1,4 @@
-// `warpfold bench --axis`: the axis reductions of issue #5 (float sums along one dim of a 2-D
+// `warpfold bench --axis`: the 16 standard axis cases (float sums along one dim of a 2-D
 // array) next to CUB's segmented reduce, with the ceilings measured in the same run. The
 // timing, checking and interleaving are the bench's own (bench_common.hpp, src/bench/timing.hpp);
 // this file only makes the cases, their inputs and their references, and prints the table.

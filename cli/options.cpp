@@ -58,14 +58,14 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
                "free device memory are skipped, with a note), for --dtype (default i32,f32,f64). Prints a GB/s "
                "table per type; write --csv for scripts/plot.");
   app.add_flag("--axis", o.axis,
-               "Measure the axis reductions of issue #5 instead: f32 sums along dim 1 (row sums) and dim 0 (column "
+               "Measure the axis reductions instead (the 16 standard cases): f32 sums along dim 1 (row sums) and dim 0 (column "
                "sums) of " + issue_arrays() +
                    ": 16 cases. warpfold::sum_axes into a device output for every case, "
                    "cub::DeviceSegmentedReduce::Sum for the dim-1 cases, each checked output by output against a host "
                    "reference. GB/s counts bytes read plus bytes written; the read ceiling is measured in the same "
                    "run. Takes --shape, --dims, --impl, --trials, --batch-ms, --csv and --json.");
   app.add_option("--shape", o.shapes,
-                 "With --axis: the shapes to measure instead of the issue's eight (comma list of ROWSxCOLS, any 2-D "
+                 "With --axis: the shapes to measure instead of the eight standard ones (comma list of ROWSxCOLS, any 2-D "
                  "shape; each extent as for --n): 8192x8192, 2^24x4.")
       ->delimiter(',')
       ->type_name("SHAPES");

@@ -26,8 +26,8 @@ inline constexpr int min_trials = 7;
 
 struct bench_options {
   bool sweep = false;
-  bool axis = false;                              // --axis: issue #5's sums along one dim (dtype f32)
-  std::vector<bench::matrix_shape> shapes;        // --axis: the issue's eight by default
+  bool axis = false;                              // --axis: the standard sums along one dim (dtype f32)
+  std::vector<bench::matrix_shape> shapes;        // --axis: the eight standard shapes by default
   std::vector<int> dims;                          // --axis: 1, 0 by default
   std::vector<std::string> impls;                 // filters (see bench/selection.hpp); empty: all
   std::vector<bench::dtype> dtypes;               // i32 by default; with --sweep i32,f32,f64

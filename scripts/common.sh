@@ -46,7 +46,7 @@ warpfold_install_packages() {
 }
 
 # On the GPU machine: scripts/build-gpu-bundle ships its binaries gzipped (.gpu/NAME.gz), to
-# stay well inside what the device tool carries; this restores .gpu/NAME from each, once.
+# keep what is copied there small; this restores .gpu/NAME from each, once.
 warpfold_unpack_bundle() {
   local root gz
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

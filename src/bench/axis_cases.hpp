@@ -1,5 +1,5 @@
-// What `warpfold bench --axis` measures (issue #5): float sums along one dim of a row-major
-// 2-D array. The default run is the issue's sixteen cases: its eight shapes, each reduced
+// What `warpfold bench --axis` measures: float sums along one dim of a row-major
+// 2-D array. The default run is the sixteen standard cases: eight shapes, each reduced
 // along dim 1 (one output per row) and along dim 0 (one per column). (The issue calls them
 // 2^28 elements, but every one of its shapes holds 2^26: 256 MiB of float. The shapes are
 // taken as written; --shape measures any others.)
@@ -54,9 +54,9 @@ struct axis_case {
 // "8192x8192 dim 1"
 std::string describe(const axis_case& c);
 
-// The issue's eight shapes, 2^26 elements each, in the issue's order.
+// The eight standard shapes, 2^26 elements each, in their usual order.
 const std::vector<matrix_shape>& issue_axis_shapes();
-// The default dims, in the issue's order: 1 (row sums), then 0 (column sums).
+// The default dims, in order: 1 (row sums), then 0 (column sums).
 const std::vector<int>& default_axis_dims();
 
 // Every shape with every dim, shape by shape: the order of the bench's table and CSV.

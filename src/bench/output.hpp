@@ -13,7 +13,7 @@ namespace warpfold::bench {
 
 // The CSV columns, in order. The first ten are the ones the issue asks for.
 const std::vector<std::string>& csv_columns();
-// The axis bench's CSV columns (--axis), in order: first issue #5's (impl,dtype,shape,dims,
+// The axis bench's CSV columns (--axis), in order: first the standard ones (impl,dtype,shape,dims,
 // bytes_in,bytes_out,time_us,gbps,ceiling_gbps, with min and max after the time), then the rest
 // of the full reductions' columns that mean something for an axis case.
 const std::vector<std::string>& axis_csv_columns();

@@ -1,4 +1,4 @@
-// The axis bench's host logic: the issue's sixteen cases, shapes and dims as written on the
+// The axis bench's host logic: the sixteen standard cases, shapes and dims as written on the
 // command line, the host reference, the output-by-output check, and the axis CSV (parsed back).
 #include <gtest/gtest.h>
 
@@ -40,7 +40,7 @@ TEST(AxisCases, TheIssuesSixteen) {
   for (std::size_t i = 0; i < cases.size(); ++i) {
     EXPECT_EQ(wb::format_shape(cases[i].shape), shapes[i / 2]);
     EXPECT_EQ(cases[i].dim, i % 2 == 0 ? 1 : 0);  // each shape: rows first, then columns
-    // The issue says 2^28 elements, but each of its shapes holds 2^26 (256 MiB of float).
+    // Each standard shape holds 2^26 (256 MiB of float).
     EXPECT_EQ(cases[i].shape.elements(), std::int64_t(1) << 26);
     EXPECT_EQ(cases[i].bytes_in(4), std::int64_t(256) << 20);
     EXPECT_EQ(cases[i].outputs() * cases[i].reduced(), std::int64_t(1) << 26);

@@ -1,4 +1,4 @@
-// CSV and JSON output: the columns the issue asks for, in order, and a FAILED row that never
+// CSV and JSON output: the columns documented in --help, in order, and a FAILED row that never
 // carries a time. Everything written is parsed back.
 #include <gtest/gtest.h>
 
