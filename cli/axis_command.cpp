@@ -53,7 +53,7 @@ std::vector<const bench::axis_impl_entry*> entries_for(const std::vector<const b
 }
 
 // Device memory one case needs: its rotating input buffers, every implementation's output,
-// and a margin for CUB's temp storage, the production API's workspace and allocation rounding.
+// and a margin for CUB's temp storage, the production API's scratch and allocation rounding.
 std::int64_t memory_needed(const bench::axis_case& c, std::int64_t l2_bytes, std::size_t implementations) {
   return bench::input_pool::bytes_needed(axis_dtype, c.shape.elements(), l2_bytes) +
          static_cast<std::int64_t>(implementations) * c.bytes_out(float_bytes) + (std::int64_t(512) << 20);
@@ -102,7 +102,7 @@ std::vector<measurement> measure_case(const bench::axis_case& c,
                                       const bench::device_description& device, const bench::timing_options& timing,
                                       double ceiling_gbps, cudaStream_t stream, progress& bar) {
   // The full reductions' rotation (input_pool): at least two buffers, together >= 4x L2. The
-  // issue's inputs (256 MiB) are near 4x L2 on their own, and a single buffer reread by every
+  // standard inputs (256 MiB) are near 4x L2 on their own, and a single buffer reread by every
   // call could keep some of its lines in L2 from one call to the next.
   bench::input_pool pool(axis_dtype, c.shape.elements(), device.l2_bytes, seed_of(c.shape), stream);
   bench::axis_references references(pool, c);

@@ -258,7 +258,7 @@ std::vector<measurement> measure_point(const std::vector<const bench::impl_entry
 // implementations at once (their trials are interleaved, so all stay prepared): step 0's copy
 // of the input, every ladder entry's partials (one per block; doubled, for the relaunch
 // finisher's smaller spare), and a margin for CUB's temp storage, Thrust's per-call
-// allocation, the production API's workspace and allocation rounding.
+// allocation, the production API's scratch and allocation rounding.
 std::int64_t memory_needed(bench::dtype t, std::int64_t n, std::int64_t l2_bytes,
                            const std::vector<const bench::impl_entry*>& entries, int block_size) {
   const std::int64_t bytes = n * bench::element_bytes(t);

@@ -67,4 +67,12 @@ constexpr void check_op_fits() {
 template <typename T>
 using arg_result_t = value_index<accumulator_t<op::min, T>>;
 
+template <typename Op>
+inline constexpr bool is_arg_op_v = std::is_same_v<Op, op::argmin> || std::is_same_v<Op, op::argmax>;
+
+// What a reduction with Op of T elements returns: (value, index) for argmin and argmax, the
+// accumulator for every other op.
+template <typename Op, typename T>
+using reduce_result_t = std::conditional_t<is_arg_op_v<Op>, arg_result_t<T>, accumulator_t<Op, T>>;
+
 }  // namespace warpfold

@@ -21,9 +21,9 @@
 // - An output whose reduced axes are empty holds the op's identity (index -1 for argmin and
 //   argmax), as warpfold::sum of n = 0 does.
 // - Every call is one kernel launch. Float results are bitwise identical run to run.
-// - The asynchronous forms allocate and synchronize only on the first call for a device and
-//   stream (the workspace); after that they only enqueue, so they can be captured in a
-//   CUDA graph. The blocking forms return a std::vector on the host.
+// - The asynchronous forms only enqueue, so they can be captured in a CUDA graph, and they
+//   are safe from any number of threads, streams and graphs, as the production reduce is
+//   (reduce.hpp). The blocking forms return a std::vector on the host.
 //
 // Errors (warpfold::invalid_argument; nothing is launched or written): a rank above 8, a
 // negative extent, an axis out of range, a duplicate axis, a shape whose element count
@@ -45,6 +45,8 @@
 #include "warpfold/accumulator.hpp"
 #include "warpfold/error.hpp"
 #include "warpfold/ops.hpp"
+#include "warpfold/reduce.hpp"
+#include "warpfold/stream.hpp"
 
 namespace warpfold {
 
@@ -109,58 +111,100 @@ class axes {
 inline shape reduced_shape(const shape& in, const axes& reduce, bool keep_dims = false);
 
 // argmin/argmax accumulate (value, index); every other op its accumulator type.
-template <typename Op>
-inline constexpr bool is_arg_op_v = std::is_same_v<Op, op::argmin> || std::is_same_v<Op, op::argmax>;
 template <typename Op, typename T>
-using axis_result_t = std::conditional_t<is_arg_op_v<Op>, arg_result_t<T>, accumulator_t<Op, T>>;
+using axis_result_t = reduce_result_t<Op, T>;
+
+namespace detail {
+
+// Defined in axes.cuh and compiled for every op x type in src/axis/. `stream` is already
+// resolved (stream.hpp); a null `scratch` means the library's pool.
+template <typename Op, typename T>
+void reduce_axes_into(const T* d_in, const shape& in, const axes& reduce, axis_result_t<Op, T>* d_out,
+                      std::int64_t out_capacity, cudaStream_t stream, const scratch_space* scratch);
+template <typename Op, typename T>
+std::vector<axis_result_t<Op, T>> reduce_axes_to_host(const T* d_in, const shape& in, const axes& reduce,
+                                                      cudaStream_t stream);
+template <typename Op, typename T>
+std::size_t reduce_axes_scratch_bytes(const T* d_in, const shape& in, const axes& reduce);
+template <typename Op, typename T>
+void reduce_segments_into(const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end, std::int64_t segments,
+                          axis_result_t<Op, T>* d_out, cudaStream_t stream);
+template <typename Op, typename T>
+std::vector<axis_result_t<Op, T>> reduce_segments_to_host(const T* d_in, const std::int64_t* d_begin,
+                                                          const std::int64_t* d_end, std::int64_t segments,
+                                                          cudaStream_t stream);
+
+}  // namespace detail
 
 // Asynchronous: writes reduced_shape(in, reduce).elements() values to d_out, which holds
-// out_capacity of them.
-template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
-void reduce_axes(const T* d_in, const shape& in, const axes& reduce, Acc* d_out, std::int64_t out_capacity,
-                 cudaStream_t stream);
+// out_capacity of them. `scratch`: the caller's scratch memory (reduce_axes_scratch_bytes
+// says how much), or none for the library's pool.
+template <typename Op, typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+void reduce_axes(const T* d_in, const shape& in, const axes& reduce, axis_result_t<Op, T>* d_out, std::int64_t out_capacity,
+                 cudaStream_t stream, const scratch_space& scratch = {}) {
+  check_op_fits<Op, T>();
+  detail::reduce_axes_into<Op, T>(d_in, in, reduce, d_out, out_capacity, detail::callers_stream<PerThread>(stream),
+                                  detail::callers_scratch(scratch));
+}
 // Blocking: returns the output on the host.
-template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
-std::vector<Acc> reduce_axes(const T* d_in, const shape& in, const axes& reduce, cudaStream_t stream = nullptr);
+template <typename Op, typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+std::vector<axis_result_t<Op, T>> reduce_axes(const T* d_in, const shape& in, const axes& reduce,
+                                              cudaStream_t stream = nullptr) {
+  check_op_fits<Op, T>();
+  return detail::reduce_axes_to_host<Op, T>(d_in, in, reduce, detail::callers_stream<PerThread>(stream));
+}
+// The bytes of caller scratch that reduce_axes of this input needs on the current device
+// (0: none). It depends on the input's alignment and the device, not on its values.
+template <typename Op, typename T>
+std::size_t reduce_axes_scratch_bytes(const T* d_in, const shape& in, const axes& reduce) {
+  check_op_fits<Op, T>();
+  return detail::reduce_axes_scratch_bytes<Op, T>(d_in, in, reduce);
+}
 
 // Segmented reduce, as cub::DeviceSegmentedReduce: output i reduces d_in[d_begin[i] ..
 // d_end[i]) (an empty segment when end <= begin). The offset arrays live in device memory;
 // argmin/argmax indices count from the segment's begin. The offsets cannot be checked on the
 // host: they must lie inside the input. d_in must be device memory whenever segments > 0.
-template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
+// Segmented reductions need no scratch memory.
+template <typename Op, typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
 void reduce_segments(const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end, std::int64_t segments,
-                     Acc* d_out, cudaStream_t stream);
-template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
-std::vector<Acc> reduce_segments(const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end,
-                                 std::int64_t segments, cudaStream_t stream = nullptr);
+                     axis_result_t<Op, T>* d_out, cudaStream_t stream) {
+  check_op_fits<Op, T>();
+  detail::reduce_segments_into<Op, T>(d_in, d_begin, d_end, segments, d_out, detail::callers_stream<PerThread>(stream));
+}
+template <typename Op, typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+std::vector<axis_result_t<Op, T>> reduce_segments(const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end,
+                                                  std::int64_t segments, cudaStream_t stream = nullptr) {
+  check_op_fits<Op, T>();
+  return detail::reduce_segments_to_host<Op, T>(d_in, d_begin, d_end, segments, detail::callers_stream<PerThread>(stream));
+}
 
 // Fixed-size segments: output i reduces d_in[i * segment_size .. (i + 1) * segment_size).
 // The same as reduce_axes over shape{segments, segment_size}, axes{1}.
-template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
-void reduce_fixed_segments(const T* d_in, std::int64_t segments, std::int64_t segment_size, Acc* d_out,
-                           cudaStream_t stream) {
-  reduce_axes<Op, T, Acc>(d_in, shape{segments, segment_size}, axes{1}, d_out, segments < 0 ? 0 : segments, stream);
+template <typename Op, typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+void reduce_fixed_segments(const T* d_in, std::int64_t segments, std::int64_t segment_size, axis_result_t<Op, T>* d_out,
+                           cudaStream_t stream, const scratch_space& scratch = {}) {
+  reduce_axes<Op, T, PerThread>(d_in, shape{segments, segment_size}, axes{1}, d_out, segments < 0 ? 0 : segments, stream,
+                                scratch);
 }
-template <typename Op, typename T, typename Acc = axis_result_t<Op, T>>
-std::vector<Acc> reduce_fixed_segments(const T* d_in, std::int64_t segments, std::int64_t segment_size,
-                                       cudaStream_t stream = nullptr) {
-  return reduce_axes<Op, T, Acc>(d_in, shape{segments, segment_size}, axes{1}, stream);
+template <typename Op, typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+std::vector<axis_result_t<Op, T>> reduce_fixed_segments(const T* d_in, std::int64_t segments, std::int64_t segment_size,
+                                                        cudaStream_t stream = nullptr) {
+  return reduce_axes<Op, T, PerThread>(d_in, shape{segments, segment_size}, axes{1}, stream);
 }
 
 // One name per op: sum_axes, prod_axes, min_axes, max_axes, bit_and_axes, bit_or_axes,
 // bit_xor_axes, argmin_axes, argmax_axes.
-#define WARPFOLD_DECLARE_AXES_OP(name)                                                                        \
-  template <typename T>                                                                                      \
-  std::vector<axis_result_t<op::name, T>> name##_axes(const T* d_in, const shape& in, const axes& reduce,     \
-                                                      cudaStream_t stream = nullptr) {                       \
-    check_op_fits<op::name, T>();                                                                            \
-    return reduce_axes<op::name, T>(d_in, in, reduce, stream);                                               \
-  }                                                                                                          \
-  template <typename T>                                                                                      \
-  void name##_axes(const T* d_in, const shape& in, const axes& reduce, axis_result_t<op::name, T>* d_out,     \
-                   std::int64_t out_capacity, cudaStream_t stream) {                                         \
-    check_op_fits<op::name, T>();                                                                            \
-    reduce_axes<op::name, T>(d_in, in, reduce, d_out, out_capacity, stream);                                 \
+#define WARPFOLD_DECLARE_AXES_OP(name)                                                                            \
+  template <typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>                                     \
+  std::vector<axis_result_t<op::name, T>> name##_axes(const T* d_in, const shape& in, const axes& reduce,         \
+                                                      cudaStream_t stream = nullptr) {                           \
+    return reduce_axes<op::name, T, PerThread>(d_in, in, reduce, stream);                                        \
+  }                                                                                                              \
+  template <typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>                                     \
+  void name##_axes(const T* d_in, const shape& in, const axes& reduce, axis_result_t<op::name, T>* d_out,         \
+                   std::int64_t out_capacity, cudaStream_t stream, const scratch_space& scratch = {}) {          \
+    reduce_axes<op::name, T, PerThread>(d_in, in, reduce, d_out, out_capacity, stream, scratch);                 \
   }
 WARPFOLD_DECLARE_AXES_OP(sum)
 WARPFOLD_DECLARE_AXES_OP(prod)

@@ -13,14 +13,18 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include "warpfold/accumulator.hpp"
+#include "warpfold/device/device_facts.hpp"
 #include "warpfold/device/dispatch.cuh"
+#include "warpfold/device/host_result.hpp"
 #include "warpfold/device/reduce_policy.hpp"
-#include "warpfold/device/workspace.hpp"
+#include "warpfold/device/scratch_pool.hpp"
 #include "warpfold/ops.hpp"
 #include "warpfold/reduce.hpp"
+#include "warpfold/stream.hpp"
 #include "warpfold/validate.hpp"
 
 namespace warpfold {
@@ -86,85 +90,101 @@ struct store_with_init {
   }
 };
 
-// Validates, then enqueues. The blocking forms pass the workspace's own result slot as out.
-template <typename Op, typename T, typename Acc, typename ToAcc, typename Store>
-void enqueue(const T* d_in, std::int64_t n, Op op, ToAcc to_acc, Store store, cudaStream_t stream) {
-  device::launch_reduce<device::reduce_policy, T, Acc>(d_in, n, op, to_acc, store, device::workspace_for(stream), stream);
+// What each element becomes before it is combined: argmin/argmax keep its index.
+template <typename Op, typename Acc>
+auto element_to_accumulator() {
+  if constexpr (is_arg_op_v<Op>) {
+    return with_index<decltype(Acc::value)>{};
+  } else {
+    return blocks::convert_to<Acc>{};
+  }
 }
 
-template <typename Acc>
-Acc read_result(device::workspace& ws, cudaStream_t stream) {
-  WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(ws.host_result.get(), ws.result.get(), sizeof(Acc), cudaMemcpyDeviceToHost, stream));
+// Checks the pointers of an asynchronous call that runs on `device` (the current device).
+inline void require_async_memory(const void* d_in, std::int64_t n, const void* d_out, const scratch_space* scratch,
+                                 const char* api, int device) {
+  require_device_input(d_in, n, api, device);
+  require_device_output(d_out, api, device);
+  if (scratch != nullptr) {
+    if (scratch->data == nullptr) throw invalid_argument(std::string(api) + ": the caller's scratch pointer is null");
+    require_device_memory(scratch->data, "the caller's scratch", api, device);
+  }
+}
+
+// Runs a validated reduction whose result goes to `store`.
+template <typename Acc, typename Op, typename T, typename ToAcc, typename Store>
+void enqueue(const T* d_in, std::int64_t n, Op op, ToAcc to_acc, Store store, int device, cudaStream_t stream,
+             const scratch_space* scratch) {
+  device::launcher l(device, stream, scratch);
+  device::launch_reduce<device::reduce_policy, T, Acc>(d_in, n, op, to_acc, store, l);
+}
+
+// The blocking forms: the kernel writes into the calling thread's mapped host buffer
+// (device/host_result.hpp), and the call waits for its stream.
+template <typename Acc, typename Enqueue>
+Acc run_to_host(cudaStream_t stream, const char* api, Enqueue enqueue_into) {
+  device::require_not_capturing(stream, api);
+  auto* slot = static_cast<Acc*>(device::thread_result_buffer(sizeof(Acc)));
+  enqueue_into(slot);
   WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
   Acc value;
-  std::memcpy(&value, ws.host_result.get(), sizeof(Acc));
+  std::memcpy(&value, slot, sizeof(Acc));
   return value;
+}
+
+template <typename Op, typename T>
+void reduce_into(const T* d_in, std::int64_t n, reduce_result_t<Op, T>* d_out, cudaStream_t stream,
+                 const scratch_space* scratch) {
+  using Acc = reduce_result_t<Op, T>;
+  check_op_fits<Op, T>();
+  const int device = device::current_device();
+  require_async_memory(d_in, n, d_out, scratch, api_name<Op>(), device);
+  enqueue<Acc>(d_in, n, Op{}, element_to_accumulator<Op, Acc>(), device::store_result<Acc>{d_out}, device, stream, scratch);
+}
+
+template <typename Op, typename T>
+reduce_result_t<Op, T> reduce_to_host(const T* d_in, std::int64_t n, cudaStream_t stream) {
+  using Acc = reduce_result_t<Op, T>;
+  check_op_fits<Op, T>();
+  const int device = device::current_device();
+  require_device_input(d_in, n, api_name<Op>(), device);
+  return run_to_host<Acc>(stream, api_name<Op>(), [&](Acc* slot) {
+    enqueue<Acc>(d_in, n, Op{}, element_to_accumulator<Op, Acc>(), device::store_result<Acc>{slot}, device, stream, nullptr);
+  });
 }
 
 }  // namespace detail
 
-template <typename Op, typename T, typename Acc>
-void reduce_async(const T* d_in, std::int64_t n, Acc* d_out, cudaStream_t stream) {
-  check_op_fits<Op, T>();
-  detail::require_device_input(d_in, n, detail::api_name<Op>());
-  detail::require_device_output(d_out, detail::api_name<Op>());
-  detail::enqueue<Op, T, Acc>(d_in, n, Op{}, blocks::convert_to<Acc>{}, device::store_result<Acc>{d_out}, stream);
-}
-
-template <typename Op, typename T, typename Acc>
-Acc reduce_blocking(const T* d_in, std::int64_t n, cudaStream_t stream) {
-  check_op_fits<Op, T>();
-  detail::require_device_input(d_in, n, detail::api_name<Op>());
-  device::workspace& ws = device::workspace_for(stream);
-  Acc* d_out = reinterpret_cast<Acc*>(ws.result.get());
-  detail::enqueue<Op, T, Acc>(d_in, n, Op{}, blocks::convert_to<Acc>{}, device::store_result<Acc>{d_out}, stream);
-  return detail::read_result<Acc>(ws, stream);
-}
-
-template <typename Op, typename T>
-void arg_reduce_async(const T* d_in, std::int64_t n, arg_result_t<T>* d_out, cudaStream_t stream) {
-  check_op_fits<Op, T>();
-  using V = accumulator_t<op::min, T>;
-  detail::require_device_input(d_in, n, detail::api_name<Op>());
-  detail::require_device_output(d_out, detail::api_name<Op>());
-  detail::enqueue<Op, T, value_index<V>>(d_in, n, Op{}, detail::with_index<V>{}, device::store_result<value_index<V>>{d_out},
-                                         stream);
-}
-
-template <typename Op, typename T>
-arg_result_t<T> arg_reduce_blocking(const T* d_in, std::int64_t n, cudaStream_t stream) {
-  check_op_fits<Op, T>();
-  using V = accumulator_t<op::min, T>;
-  detail::require_device_input(d_in, n, detail::api_name<Op>());
-  device::workspace& ws = device::workspace_for(stream);
-  auto* d_out = reinterpret_cast<value_index<V>*>(ws.result.get());
-  detail::enqueue<Op, T, value_index<V>>(d_in, n, Op{}, detail::with_index<V>{}, device::store_result<value_index<V>>{d_out},
-                                         stream);
-  return detail::read_result<value_index<V>>(ws, stream);
+// Bytes of caller scratch that reduce() with an accumulator Acc may need for n elements of T.
+template <typename T, typename Acc>
+std::size_t custom_reduce_scratch_bytes(std::int64_t n) {
+  return reduce_scratch_bytes(n, sizeof(T), sizeof(detail::maybe_value<Acc>));
 }
 
 // Any associative and commutative op, given as a functor callable on the device as
 // Acc op(Acc, Acc). init is combined once with the result (an empty input gives init).
-template <typename T, typename UserOp, typename Acc>
-void reduce(const T* d_in, std::int64_t n, UserOp op, Acc init, Acc* d_out, cudaStream_t stream) {
+template <typename T, typename UserOp, typename Acc, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+void reduce(const T* d_in, std::int64_t n, UserOp op, Acc init, Acc* d_out, cudaStream_t stream,
+            const scratch_space& scratch = {}) {
   static_assert(std::is_trivially_copyable_v<Acc>, "warpfold::reduce: the accumulator must be trivially copyable");
-  detail::require_device_input(d_in, n, "warpfold::reduce");
-  detail::require_device_output(d_out, "warpfold::reduce");
-  detail::enqueue<detail::skip_empty<UserOp>, T, detail::maybe_value<Acc>>(
-      d_in, n, detail::skip_empty<UserOp>{op}, detail::present<Acc>{}, detail::store_with_init<Acc, UserOp>{d_out, op, init},
-      stream);
+  stream = detail::callers_stream<PerThread>(stream);
+  const scratch_space* caller = detail::callers_scratch(scratch);
+  const int device = device::current_device();
+  detail::require_async_memory(d_in, n, d_out, caller, "warpfold::reduce", device);
+  detail::enqueue<detail::maybe_value<Acc>>(d_in, n, detail::skip_empty<UserOp>{op}, detail::present<Acc>{},
+                                            detail::store_with_init<Acc, UserOp>{d_out, op, init}, device, stream, caller);
 }
 
-template <typename T, typename UserOp, typename Acc>
+template <typename T, typename UserOp, typename Acc, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
 Acc reduce(const T* d_in, std::int64_t n, UserOp op, Acc init, cudaStream_t stream = nullptr) {
   static_assert(std::is_trivially_copyable_v<Acc>, "warpfold::reduce: the accumulator must be trivially copyable");
-  detail::require_device_input(d_in, n, "warpfold::reduce");
-  device::workspace& ws = device::workspace_for(stream);
-  auto* d_out = reinterpret_cast<Acc*>(ws.result.get());
-  detail::enqueue<detail::skip_empty<UserOp>, T, detail::maybe_value<Acc>>(
-      d_in, n, detail::skip_empty<UserOp>{op}, detail::present<Acc>{}, detail::store_with_init<Acc, UserOp>{d_out, op, init},
-      stream);
-  return detail::read_result<Acc>(ws, stream);
+  stream = detail::callers_stream<PerThread>(stream);
+  const int device = device::current_device();
+  detail::require_device_input(d_in, n, "warpfold::reduce", device);
+  return detail::run_to_host<Acc>(stream, "warpfold::reduce", [&](Acc* slot) {
+    detail::enqueue<detail::maybe_value<Acc>>(d_in, n, detail::skip_empty<UserOp>{op}, detail::present<Acc>{},
+                                              detail::store_with_init<Acc, UserOp>{slot, op, init}, device, stream, nullptr);
+  });
 }
 
 }  // namespace warpfold

@@ -1,7 +1,7 @@
 // The axis API as a bench implementation: warpfold::sum_axes(d_in, shape{rows, cols},
 // axes{dim}, d_out, outputs, stream) from <warpfold/axes.hpp>, the asynchronous form, into a
-// device output allocated in prepare(). The first call on a stream creates that stream's
-// workspace; prepare() makes that call, so the timed calls only enqueue.
+// device output allocated in prepare(). The first call on a stream binds a block of the
+// library's scratch to it; prepare() makes that call, so the timed calls only enqueue.
 //
 // Built with WARPFOLD_BENCH_PRODUCTION, like impl_warpfold.cpp (the definitions are linked in
 // from src/axis); without it this file registers nothing.

@@ -1,8 +1,8 @@
 // The production API as a bench implementation: warpfold::sum(d_in, n, d_out, stream) from
 // <warpfold/reduce.hpp>, one kernel per call. int32 accumulates in int64 (so it never wraps),
 // __half and __nv_bfloat16 in float; float and double in themselves (see accumulator.hpp).
-// The first call on a stream creates that stream's workspace; prepare() makes it, so the
-// timed calls only enqueue.
+// The first call on a stream binds a block of the library's scratch to it; prepare() makes
+// that call, so the timed calls only enqueue.
 //
 // Built with WARPFOLD_BENCH_PRODUCTION (a CMake option, on by default: the definitions of
 // warpfold::sum are linked in from src/reduce); without it this file registers nothing.

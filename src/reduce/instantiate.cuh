@@ -6,25 +6,19 @@
 
 #include "warpfold/warpfold.cuh"
 
-#define WARPFOLD_INSTANTIATE_OP(Op, T)                                                                           \
-  template void warpfold::reduce_async<Op, T, warpfold::accumulator_t<Op, T>>(const T*, std::int64_t,              \
-                                                                              warpfold::accumulator_t<Op, T>*, \
-                                                                              cudaStream_t);                   \
-  template warpfold::accumulator_t<Op, T> warpfold::reduce_blocking<Op, T, warpfold::accumulator_t<Op, T>>(       \
-      const T*, std::int64_t, cudaStream_t);
-
-#define WARPFOLD_INSTANTIATE_ARG_OP(Op, T)                                                                        \
-  template void warpfold::arg_reduce_async<Op, T>(const T*, std::int64_t, warpfold::arg_result_t<T>*, cudaStream_t); \
-  template warpfold::arg_result_t<T> warpfold::arg_reduce_blocking<Op, T>(const T*, std::int64_t, cudaStream_t);
+#define WARPFOLD_INSTANTIATE_OP(Op, T)                                                                                  \
+  template void warpfold::detail::reduce_into<Op, T>(const T*, std::int64_t, warpfold::reduce_result_t<Op, T>*,        \
+                                                     cudaStream_t, const warpfold::scratch_space*);                    \
+  template warpfold::reduce_result_t<Op, T> warpfold::detail::reduce_to_host<Op, T>(const T*, std::int64_t, cudaStream_t);
 
 // Every op that fits any element type.
-#define WARPFOLD_INSTANTIATE_ARITHMETIC(T)         \
-  WARPFOLD_INSTANTIATE_OP(warpfold::op::sum, T)    \
-  WARPFOLD_INSTANTIATE_OP(warpfold::op::prod, T)   \
-  WARPFOLD_INSTANTIATE_OP(warpfold::op::min, T)    \
-  WARPFOLD_INSTANTIATE_OP(warpfold::op::max, T)    \
-  WARPFOLD_INSTANTIATE_ARG_OP(warpfold::op::argmin, T) \
-  WARPFOLD_INSTANTIATE_ARG_OP(warpfold::op::argmax, T)
+#define WARPFOLD_INSTANTIATE_ARITHMETIC(T)           \
+  WARPFOLD_INSTANTIATE_OP(warpfold::op::sum, T)      \
+  WARPFOLD_INSTANTIATE_OP(warpfold::op::prod, T)     \
+  WARPFOLD_INSTANTIATE_OP(warpfold::op::min, T)      \
+  WARPFOLD_INSTANTIATE_OP(warpfold::op::max, T)      \
+  WARPFOLD_INSTANTIATE_OP(warpfold::op::argmin, T)   \
+  WARPFOLD_INSTANTIATE_OP(warpfold::op::argmax, T)
 
 // Integers also get the bitwise ops.
 #define WARPFOLD_INSTANTIATE_INTEGER(T)              \

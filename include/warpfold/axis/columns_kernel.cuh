@@ -58,9 +58,9 @@ WARPFOLD_DEVICE void store_items(Acc* to, const Acc (&items)[N], int count, bool
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
 __global__ void __launch_bounds__(columns_block, 2)
-    columns_kernel(const T* in, plan p, columns_shape shape, Acc* out, Acc* partials, unsigned int* arrivals, Op op,
-                   ToAcc to_acc) {
+    columns_kernel(const T* in, plan p, columns_shape shape, Acc* out, Op op, ToAcc to_acc, device::scratch_view scratch) {
   blocks::wait_for_prior_kernels();
+  Acc* partials = scratch.partials_as<Acc>();  // used only when shape.splits > 1
   constexpr int vector_size = blocks::vector16<T>::size;
   const blocks::streaming_vector_load load;
   const int tx = shape.tile_items;
@@ -145,9 +145,11 @@ __global__ void __launch_bounds__(columns_block, 2)
     }
     if (shape.splits == 1) continue;
 
-    if (!blocks::block_arrives_last(arrivals + group, static_cast<unsigned int>(shape.splits))) continue;
+    if (!blocks::block_arrives_last(scratch.counters + group, static_cast<unsigned int>(shape.splits))) continue;
     combine_splits<columns_block>(partials + group * shape.splits * tile_columns, shape.splits, tile_columns,
                                   out + b * p.columns + first_column, p.columns - first_column, op);
+    __syncthreads();  // every thread is done reading the group's partials
+    if (threadIdx.x == 0) blocks::count_group_finished(scratch.finished);
   }
 }
 

@@ -25,8 +25,8 @@ namespace warpfold::axis {
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
 __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
-    flat_columns_kernel(const T* in, std::int64_t vectors, int log2_row_vectors, Acc* out, Acc* partials,
-                        unsigned int* arrivals, Op op, ToAcc to_acc) {
+    flat_columns_kernel(const T* in, std::int64_t vectors, int log2_row_vectors, Acc* out, Op op, ToAcc to_acc,
+                        device::scratch_view scratch) {
   blocks::wait_for_prior_kernels();
   constexpr int per_vector = blocks::vector16<T>::size;
   constexpr int L = flat_loads_in_flight;
@@ -54,14 +54,17 @@ __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
 
   const int row_vectors = 1 << log2_row_vectors;
   const std::int64_t columns = std::int64_t(row_vectors) * per_vector;
+  Acc* partials = scratch.partials_as<Acc>();
   Acc* block_partials = partials + blockIdx.x * columns;
 #pragma unroll
   for (int e = 0; e < per_vector; ++e) {
     const Acc total = combine_column<flat_block>(acc[e], row_vectors, op);
     if (threadIdx.x < row_vectors) block_partials[threadIdx.x * per_vector + e] = total;
   }
-  if (!blocks::block_arrives_last(arrivals, gridDim.x)) return;
+  if (!blocks::block_arrives_last(scratch.arrivals, gridDim.x)) return;
   combine_splits<flat_block>(partials, gridDim.x, columns, out, columns, op);
+  __syncthreads();  // every thread of the last block is done reading the partials
+  if (threadIdx.x == 0) blocks::record_launch_finished(scratch.finished, scratch.finished_after);
 }
 
 }  // namespace warpfold::axis

@@ -11,7 +11,9 @@
 //   column tiles than resident blocks.
 // Every case is one launch. Grids are at most one resident wave, with the work items spread
 // evenly over them (a grid of 512 for 1024 items, not 528). Launches are dependent launches
-// (blocks/dependent_launch.cuh); every kernel starts with wait_for_prior_kernels().
+// (blocks/dependent_launch.cuh); every kernel starts with wait_for_prior_kernels(). Kernels
+// that split an output over blocks get scratch for its partials and arrival counters through
+// the launcher (device/launcher.hpp); the others need none.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -26,13 +28,11 @@
 #include "warpfold/axis/row_chunks_kernel.cuh"
 #include "warpfold/axis/segments_kernel.cuh"
 #include "warpfold/axis/short_rows_kernel.cuh"
-#include "warpfold/axis/workspace.hpp"
-#include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/grid.cuh"
 #include "warpfold/device/dispatch.cuh"
+#include "warpfold/device/launcher.hpp"
 #include "warpfold/device/reduce_kernel.cuh"
 #include "warpfold/device/reduce_policy.hpp"
-#include "warpfold/device/workspace.hpp"
 
 namespace warpfold::axis {
 
@@ -50,6 +50,10 @@ struct axis_policy {
   static constexpr std::int64_t min_chunk_bytes = 32 * 1024;
   // A split column tile keeps at least this many rows per thread.
   static constexpr std::int64_t min_rows_per_thread = 16;
+  // The most scratch a split may use: 16 MiB of partials (4 M floats: a 4096-block grid that
+  // each leaves 1024 columns) and one arrival counter per split output or column tile.
+  static constexpr std::int64_t max_partial_bytes = std::int64_t{16} << 20;
+  static constexpr std::int64_t max_counters = 16384;
 };
 
 inline int power_of_two_at_least(std::int64_t n, int cap) {
@@ -100,64 +104,66 @@ inline int flat_row_log2(bool vectorized, std::int64_t row_vectors) {
 
 // At most one resident wave, and no block without a full round of loads to issue.
 template <typename Kernel>
-unsigned flat_grid(std::int64_t vectors, Kernel kernel, const workspace& ws) {
-  const std::int64_t wave = std::int64_t(ws.sm_count) * blocks::blocks_per_sm(kernel, flat_block, ws.device);
+unsigned flat_grid(std::int64_t vectors, Kernel kernel, const device::device_facts& dev) {
+  const std::int64_t wave = std::int64_t(dev.sm_count) * blocks::blocks_per_sm(kernel, flat_block, dev.device);
   const std::int64_t work = blocks::ceil_div(vectors, std::int64_t(flat_block) * flat_loads_in_flight);
   return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(work, wave)));
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
 void launch_flat_rows(const T* in, const short_rows_shape& rows, int log2_row_vectors, Acc* out, Op op, ToAcc to_acc,
-                      const workspace& ws, cudaStream_t stream) {
+                      device::launcher& l) {
   auto kernel = flat_rows_kernel<T, Acc, Op, ToAcc>;
   const std::int64_t vectors = rows.rows * rows.items;
-  blocks::launch_dependent(kernel, flat_grid(vectors, kernel, ws), flat_block, stream, in, vectors, log2_row_vectors, out, op,
-                           to_acc);
+  l.launch(kernel, flat_grid(vectors, kernel, l.facts()), flat_block, in, vectors, log2_row_vectors, out, op, to_acc);
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch_flat_columns(const T* in, const plan& p, int log2_row_vectors, Acc* out, Op op, ToAcc to_acc, workspace& ws,
-                         cudaStream_t stream) {
+void launch_flat_columns(const T* in, const plan& p, int log2_row_vectors, Acc* out, Op op, ToAcc to_acc,
+                         device::launcher& l) {
   auto kernel = flat_columns_kernel<T, Acc, Op, ToAcc>;
   const std::int64_t vectors = p.runs.size() * (p.columns / blocks::vector16<T>::size);
   // Each block leaves p.columns partials (at most 32 vectors' worth: a few hundred).
-  const std::int64_t by_partials = std::int64_t(workspace::partial_bytes / sizeof(Acc)) / p.columns;
-  const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(flat_grid(vectors, kernel, ws), by_partials));
-  blocks::launch_dependent(kernel, grid, flat_block, stream, in, vectors, log2_row_vectors, out,
-                           reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get(), op, to_acc);
+  const std::int64_t by_partials = std::int64_t(axis_policy::max_partial_bytes / sizeof(Acc)) / p.columns;
+  const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(flat_grid(vectors, kernel, l.facts()), by_partials));
+  // One finish over the grid, on the launch word; a row of partials per block.
+  const device::scratch_request scratch{1, 0, std::int64_t(grid) * p.columns * std::int64_t(sizeof(Acc))};
+  l.launch_with_scratch(kernel, grid, flat_block, 0, scratch, in, vectors, log2_row_vectors, out, op, to_acc);
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch_short_rows(const T* in, const short_rows_shape& shape, Acc* out, Op op, ToAcc to_acc, const workspace& ws,
-                       cudaStream_t stream) {
+void launch_short_rows(const T* in, const short_rows_shape& shape, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
   auto kernel = short_rows_kernel<T, Acc, Op, ToAcc>;
   const std::int64_t rows_per_warp = std::int64_t(blocks::warp_size / shape.group_size) * shape.rows_in_flight;
   const std::int64_t warps = blocks::ceil_div(shape.rows, rows_per_warp);
   const std::int64_t work = blocks::ceil_div(warps, short_rows_block / blocks::warp_size);
-  const std::int64_t wave = std::int64_t(ws.sm_count) * blocks::blocks_per_sm(kernel, short_rows_block, ws.device);
-  blocks::launch_dependent(kernel, static_cast<unsigned>(balanced_grid(work, wave)), short_rows_block, stream, in, shape, out, op,
-                           to_acc);
+  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, short_rows_block, l.device());
+  l.launch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), short_rows_block, in, shape, out, op, to_acc);
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch_row_chunks(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, workspace& ws, cudaStream_t stream) {
+void launch_row_chunks(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
   auto kernel = row_chunks_kernel<T, Acc, Op, ToAcc>;
-  const std::int64_t wave = std::int64_t(ws.sm_count) * blocks::blocks_per_sm(kernel, row_chunks_block, ws.device);
+  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, row_chunks_block, l.device());
   std::int64_t chunks = 1;
-  if (p.outputs < wave && p.outputs <= workspace::counters) {
+  if (p.outputs < wave && p.outputs <= axis_policy::max_counters) {
     const std::int64_t per_output = p.runs.size() * p.run_length;
     const std::int64_t by_size = std::max<std::int64_t>(1, per_output * std::int64_t(sizeof(T)) / axis_policy::min_chunk_bytes);
-    const std::int64_t by_partials = std::int64_t(workspace::partial_bytes / sizeof(Acc)) / p.outputs;
+    const std::int64_t by_partials = std::int64_t(axis_policy::max_partial_bytes / sizeof(Acc)) / p.outputs;
     // Whole waves only: 16 rows of 17 chunks would be 272 items, one more round than 264.
     chunks = std::max<std::int64_t>(1, std::min({wave / p.outputs, by_size, by_partials}));
   }
   const std::int64_t work = p.outputs * chunks;
-  blocks::launch_dependent(kernel, static_cast<unsigned>(balanced_grid(work, wave)), row_chunks_block, stream, in, p, chunks, out,
-                           reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get(), op, to_acc);
+  // Split outputs: each output a group with an arrival counter of its own, a partial per
+  // (output, chunk).
+  const device::scratch_request scratch = chunks > 1
+      ? device::scratch_request{p.outputs, p.outputs, work * std::int64_t(sizeof(Acc))} : device::scratch_request{};
+  l.launch_with_scratch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), row_chunks_block, 0, scratch, in, p, chunks,
+                        out, op, to_acc);
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, workspace& ws, cudaStream_t stream) {
+void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
   constexpr int V = blocks::vector16<T>::size;
   columns_shape shape{};
   shape.vectorized = blocks::is_vector_aligned(in) && p.columns % V == 0;
@@ -165,7 +171,7 @@ void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, w
   // One [R, C] matrix (no kept axis outside the columns, one reduced axis right above them).
   const bool one_matrix = p.kept.size() == 1 && p.runs.count == 1 && p.runs.stride[0] == p.columns;
   const int log2_row_vectors = flat_row_log2(shape.vectorized, shape.items);
-  if (one_matrix && log2_row_vectors >= 0) return launch_flat_columns(in, p, log2_row_vectors, out, op, to_acc, ws, stream);
+  if (one_matrix && log2_row_vectors >= 0) return launch_flat_columns(in, p, log2_row_vectors, out, op, to_acc, l);
   shape.vector_store = shape.vectorized && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
   // Tiles are narrow when there are many rows (32 items: 512 contiguous bytes per row, and
   // more tiles, so fewer row splits and partials) and wide when there are few (16 rows of 4 M
@@ -177,48 +183,50 @@ void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, w
   shape.splits = 1;
 
   auto kernel = columns_kernel<T, Acc, Op, ToAcc>;
-  const std::int64_t wave = std::int64_t(ws.sm_count) * blocks::blocks_per_sm(kernel, columns_block, ws.device);
+  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, columns_block, l.device());
   const std::int64_t groups = p.kept.size() * shape.tiles;
-  if (groups < wave && groups <= workspace::counters) {
+  const std::int64_t tile_columns = std::int64_t(shape.tile_items) * (shape.vectorized ? V : 1);
+  if (groups < wave && groups <= axis_policy::max_counters) {
     const std::int64_t rows_per_block = std::int64_t(columns_block / shape.tile_items) * axis_policy::min_rows_per_thread;
     const std::int64_t by_rows = std::max<std::int64_t>(1, p.runs.size() / rows_per_block);
-    const std::int64_t tile_columns = std::int64_t(shape.tile_items) * (shape.vectorized ? V : 1);
-    const std::int64_t by_partials = std::int64_t(workspace::partial_bytes / sizeof(Acc)) / (groups * tile_columns);
+    const std::int64_t by_partials = std::int64_t(axis_policy::max_partial_bytes / sizeof(Acc)) / (groups * tile_columns);
     shape.splits = std::max<std::int64_t>(1, std::min({wave / groups, by_rows, by_partials}));
   }
   const std::int64_t work = groups * shape.splits;
-  blocks::launch_dependent(kernel, static_cast<unsigned>(balanced_grid(work, wave)), columns_block, stream, in, p, shape, out,
-                           reinterpret_cast<Acc*>(ws.partials.get()), ws.arrivals.get(), op, to_acc);
+  // Split tiles: each tile a group with an arrival counter of its own, a tile's worth of
+  // partials per (tile, split).
+  const device::scratch_request scratch = shape.splits > 1
+      ? device::scratch_request{groups, groups, work * tile_columns * std::int64_t(sizeof(Acc))} : device::scratch_request{};
+  l.launch_with_scratch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), columns_block, 0, scratch, in, p, shape, out, op,
+                        to_acc);
 }
 
 // Enqueues the whole reduction of plan p: one kernel, or none when there is no output.
 template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, cudaStream_t stream) {
+void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
   switch (p.kind) {
     case plan_kind::nothing:
       return;
     case plan_kind::full:
-      device::launch_reduce<device::reduce_policy, T, Acc>(in, p.reduced, op, to_acc, device::store_result<Acc>{out},
-                                                           device::workspace_for(stream), stream);
+      device::launch_reduce<device::reduce_policy, T, Acc>(in, p.reduced, op, to_acc, device::store_result<Acc>{out}, l);
       return;
     case plan_kind::rows: {
-      workspace& ws = workspace_for(stream);
       const short_rows_shape rows = short_rows_shape_for(in, p);
       const bool one_run = p.runs.count == 0;
-      const bool many_rows = p.outputs >= std::int64_t(ws.sm_count) * axis_policy::rows_per_sm_for_groups;
+      const bool many_rows = p.outputs >= std::int64_t(l.facts().sm_count) * axis_policy::rows_per_sm_for_groups;
       const bool contiguous = rows.row_stride == rows.row_length;
       const int log2_row_vectors = flat_row_log2(rows.vectorized, rows.items);
       if (one_run && contiguous && log2_row_vectors >= 0)
-        launch_flat_rows(in, rows, log2_row_vectors, out, op, to_acc, ws, stream);
+        launch_flat_rows(in, rows, log2_row_vectors, out, op, to_acc, l);
       else if (one_run && (rows.items <= axis_policy::always_group_row_items ||
                       (rows.items <= axis_policy::max_group_row_items && many_rows)))
-        launch_short_rows(in, rows, out, op, to_acc, ws, stream);
+        launch_short_rows(in, rows, out, op, to_acc, l);
       else
-        launch_row_chunks(in, p, out, op, to_acc, ws, stream);
+        launch_row_chunks(in, p, out, op, to_acc, l);
       return;
     }
     case plan_kind::columns:
-      launch_columns(in, p, out, op, to_acc, workspace_for(stream), stream);
+      launch_columns(in, p, out, op, to_acc, l);
       return;
   }
 }
@@ -226,14 +234,12 @@ void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, cudaStrea
 // Segments by offsets: a warp each, at most one resident wave of blocks.
 template <typename T, typename Acc, typename Op, typename ToAcc>
 void launch_segments(const T* in, const std::int64_t* begins, const std::int64_t* ends, std::int64_t segments, Acc* out,
-                     Op op, ToAcc to_acc, cudaStream_t stream) {
+                     Op op, ToAcc to_acc, device::launcher& l) {
   if (segments == 0) return;
-  workspace& ws = workspace_for(stream);
   auto kernel = segments_kernel<T, Acc, Op, ToAcc>;
-  const std::int64_t wave = std::int64_t(ws.sm_count) * blocks::blocks_per_sm(kernel, segments_block, ws.device);
+  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, segments_block, l.device());
   const std::int64_t work = blocks::ceil_div(segments, segments_block / blocks::warp_size);
-  blocks::launch_dependent(kernel, static_cast<unsigned>(balanced_grid(work, wave)), segments_block, stream, in, begins, ends,
-                           segments, out, op, to_acc);
+  l.launch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), segments_block, in, begins, ends, segments, out, op, to_acc);
 }
 
 }  // namespace warpfold::axis

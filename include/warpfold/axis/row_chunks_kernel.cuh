@@ -5,7 +5,8 @@
 // Each output's work is cut into `chunks` parts; work item (output, chunk) is one block's
 // job. A block streams its part with the production reduce's thread layer (16-byte loads at
 // any alignment), reduces it, and either writes the output (one chunk) or leaves a partial;
-// the last of the output's blocks to arrive combines the partials in chunk order. So sixteen
+// the last of the output's blocks to arrive combines the partials (in scratch memory) in chunk
+// order. So sixteen
 // 16 MB rows still keep every SM busy, in one launch, with a fixed combine order.
 #pragma once
 
@@ -48,9 +49,9 @@ WARPFOLD_HOST_DEVICE index_range chunk_of(std::int64_t length, std::int64_t chun
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
 __global__ void __launch_bounds__(row_chunks_block, 2)
-    row_chunks_kernel(const T* in, plan p, std::int64_t chunks, Acc* out, Acc* partials, unsigned int* arrivals,
-                      Op op, ToAcc to_acc) {
+    row_chunks_kernel(const T* in, plan p, std::int64_t chunks, Acc* out, Op op, ToAcc to_acc, device::scratch_view scratch) {
   blocks::wait_for_prior_kernels();
+  Acc* partials = scratch.partials_as<Acc>();  // used only when chunks > 1
   const std::int64_t run = p.run_length;
   const std::int64_t per_output = p.runs.size() * run;
   const std::int64_t items = p.outputs * chunks;
@@ -82,12 +83,15 @@ __global__ void __launch_bounds__(row_chunks_block, 2)
       continue;
     }
     if (threadIdx.x == 0) partials[item] = acc;
-    if (!blocks::block_arrives_last(arrivals + output, static_cast<unsigned int>(chunks))) continue;
+    if (!blocks::block_arrives_last(scratch.counters + output, static_cast<unsigned int>(chunks))) continue;
     Acc total = op.template identity<Acc>();
     for (std::int64_t c = threadIdx.x; c < chunks; c += blockDim.x)
       total = op(total, blocks::load_from_other_blocks(partials + output * chunks + c));
-    total = blocks::block_reduce(total, op);
-    if (threadIdx.x == 0) out[output] = total;
+    total = blocks::block_reduce(total, op);  // thread 0 has it once every load has returned
+    if (threadIdx.x == 0) {
+      blocks::count_group_finished(scratch.finished);
+      out[output] = total;
+    }
   }
 }
 

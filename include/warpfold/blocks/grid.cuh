@@ -7,10 +7,12 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <utility>
 
 #include "warpfold/error.hpp"
 
@@ -33,17 +35,36 @@ int resident_blocks(Kernel kernel, int block_size, std::size_t dynamic_shared_by
 
 // Occupancy answers depend only on the kernel, the block shape and the device, and a query
 // costs more than a launch's arithmetic: each is asked once, then remembered. `question`
-// tells apart different questions about the same kernel and block size.
+// tells apart different questions about the same kernel and block size. Every call of a
+// production kernel asks, so each thread keeps its last few answers where no lock is needed.
 template <typename Ask>
 int remembered_occupancy(const void* kernel, int block_size, int question, int device, Ask ask) {
+  using key = std::tuple<const void*, int, int, int>;
+  const key wanted = std::make_tuple(kernel, block_size, question, device);
+  struct recent_answers {
+    std::array<std::pair<key, int>, 8> entries{};
+    int used = 0, next = 0;
+  };
+  thread_local recent_answers recent;
+  for (int i = 0; i < recent.used; ++i)
+    if (recent.entries[i].first == wanted) return recent.entries[i].second;
+
   static std::mutex guard;
-  static std::map<std::tuple<const void*, int, int, int>, int> known;
-  const auto key = std::make_tuple(kernel, block_size, question, device);
-  std::lock_guard<std::mutex> lock(guard);
-  auto found = known.find(key);
-  if (found != known.end()) return found->second;
-  const int answer = ask();
-  known.emplace(key, answer);
+  static std::map<key, int> known;
+  int answer = 0;
+  {
+    std::lock_guard<std::mutex> lock(guard);
+    auto found = known.find(wanted);
+    if (found != known.end()) {
+      answer = found->second;
+    } else {
+      answer = ask();
+      known.emplace(wanted, answer);
+    }
+  }
+  recent.entries[recent.next] = {wanted, answer};
+  recent.next = (recent.next + 1) % int(recent.entries.size());
+  recent.used = std::max(recent.used, recent.next == 0 ? int(recent.entries.size()) : recent.next);
   return answer;
 }
 

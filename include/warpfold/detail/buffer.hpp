@@ -1,5 +1,5 @@
 // Owning buffers for device and pinned host memory that grow on demand and never shrink, so
-// a reused runner or workspace allocates only the first time it sees a size.
+// a reused runner or thread buffer allocates only the first time it sees a size.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -24,6 +24,17 @@ struct pinned_host_allocator {
   static void* allocate(std::size_t bytes) {
     void* p = nullptr;
     WARPFOLD_CUDA_CHECK(cudaMallocHost(&p, bytes));
+    return p;
+  }
+  static void release(void* p) { (void)cudaFreeHost(p); }
+};
+
+// Page-locked and mapped into every device's address space (the same address there, as on
+// every platform CUDA supports today): kernels may store to it directly.
+struct mapped_host_allocator {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    WARPFOLD_CUDA_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable));
     return p;
   }
   static void release(void* p) { (void)cudaFreeHost(p); }
@@ -65,5 +76,7 @@ template <typename T>
 using device_buffer = growable_buffer<T, device_allocator>;
 template <typename T>
 using pinned_buffer = growable_buffer<T, pinned_host_allocator>;
+template <typename T>
+using mapped_buffer = growable_buffer<T, mapped_host_allocator>;
 
 }  // namespace warpfold::detail

@@ -4,8 +4,9 @@
 //   warp  : shuffles (blocks/warp_reduce.cuh)
 //   block : warp results through shared memory (blocks/block_reduce.cuh)
 //   grid  : one resident wave of blocks (dispatch.cuh)
-//   finish: the last block to arrive combines the partials (blocks/finish.cuh), or, when the
-//           grid is one cluster, block 0 gathers them in shared memory (blocks/cluster_finish.cuh)
+//   finish: the last block to arrive combines the partials, left in scratch memory
+//           (blocks/finish.cuh), or, when the grid is one cluster, block 0 gathers them in
+//           shared memory (blocks/cluster_finish.cuh)
 // So every n is one launch. A one-block grid skips the finish entirely. Launched as a
 // dependent launch (blocks/dependent_launch.cuh), so back-to-back calls overlap their setup.
 #pragma once
@@ -18,14 +19,9 @@
 #include "warpfold/blocks/finish.cuh"
 #include "warpfold/blocks/thread_reduce.cuh"
 #include "warpfold/device/reduce_policy.hpp"
+#include "warpfold/device/scratch.hpp"
 
 namespace warpfold::device {
-
-template <typename Acc>
-struct reduce_workspace_view {
-  Acc* partials;            // one per block of the widest grid
-  unsigned int* arrivals;   // zero between launches
-};
 
 // Writes the final value. The standard ops store it as is; a user op first combines it with
 // the caller's init (see warpfold.cuh).
@@ -39,7 +35,7 @@ struct store_result {
 // (dispatch.cuh): one compiled kernel serves every launch shape.
 template <typename Policy, typename T, typename Acc, typename Op, typename ToAcc, typename Store>
 __global__ void __launch_bounds__(Policy::max_block_size)
-    reduce_kernel(const T* in, std::int64_t n, reduce_workspace_view<Acc> workspace, Op op, ToAcc to_acc, Store store) {
+    reduce_kernel(const T* in, std::int64_t n, Op op, ToAcc to_acc, Store store, scratch_view scratch) {
   const bool one_cluster = blocks::grid_is_one_cluster();
   if (one_cluster) blocks::cluster_block_started();  // touches no memory: may precede the wait
   blocks::wait_for_prior_kernels();
@@ -54,9 +50,15 @@ __global__ void __launch_bounds__(Policy::max_block_size)
     return;
   }
   Acc total;
-  const bool finished = one_cluster ? blocks::cluster_combines(acc, op, total)
-                                    : blocks::last_block_combines(acc, workspace.partials, workspace.arrivals, op, total);
-  if (finished) store(total);
+  if (one_cluster) {  // no scratch: the partials meet in block 0's shared memory
+    if (blocks::cluster_combines(acc, op, total)) store(total);
+    return;
+  }
+  // Scratch (device/scratch.hpp): a partial per block and the grid's arrival counter.
+  if (blocks::last_block_combines(acc, scratch.partials_as<Acc>(), scratch.arrivals, op, total)) {
+    blocks::record_launch_finished(scratch.finished, scratch.finished_after);
+    store(total);
+  }
 }
 
 }  // namespace warpfold::device

@@ -45,6 +45,10 @@ struct reduce_policy {
   static constexpr int cluster_max_blocks = 16;
   static constexpr std::int64_t cluster_block_bytes = std::int64_t{cluster_block_size} * loads_in_flight * 16;
   static constexpr std::int64_t cluster_max_bytes = cluster_max_blocks * cluster_block_bytes;
+
+  // No grid is wider than this (a GPU would need 4096 resident blocks to reach it), which
+  // bounds the partials a caller's scratch must hold (reduce.hpp: reduce_scratch_bytes).
+  static constexpr std::int64_t max_grid = 4096;
 };
 
 }  // namespace warpfold::device

@@ -1,5 +1,5 @@
 // The asynchronous form: out_capacity (nothing written before or after the outputs at any
-// capacity), ordering on its own stream, back-to-back calls sharing a stream's workspace,
+// capacity), ordering on its own stream, back-to-back calls sharing a stream's scratch,
 // several streams at once each with its own, and CUDA graph capture as one kernel.
 #include <algorithm>
 #include <cstring>
@@ -50,7 +50,7 @@ TEST_F(AxisAsync, WritesExactlyItsOutputsAtAnyCapacity) {
 TEST_F(AxisAsync, IsOrderedOnItsStream) {
   // New data is copied into the input on the stream, then reduced on the same stream without
   // a synchronization in between: the result must be that of the new data. Then several
-  // calls back to back (the stream's workspace reused) into separate outputs, synchronized once.
+  // calls back to back (the stream's scratch reused) into separate outputs, synchronized once.
   const std::vector<std::int64_t> extents = {3, quick_mode() ? 100003 : 1000003};
   const std::int64_t n = element_count(extents);
   const std::vector<std::int32_t> before = make_values<std::int32_t>(n, seed_for("ordered-before", n));
@@ -63,7 +63,7 @@ TEST_F(AxisAsync, IsOrderedOnItsStream) {
   std::vector<std::vector<int>> axis_sets = {{1}, {0}, {0, 1}, {}, {1}};
   std::vector<sentinel_output<std::int64_t>> outputs;
   for (const auto& axes : axis_sets) outputs.emplace_back(make_layout(extents, axes).outputs());
-  (void)warpfold::sum_axes(input.data(), to_shape(extents), {1}, stream.get());  // creates the stream's workspace
+  (void)warpfold::sum_axes(input.data(), to_shape(extents), {1}, stream.get());  // binds scratch to the stream
   WARPFOLD_TEST_CUDA(cudaMemcpyAsync(input.data(), staging.data(), n * sizeof(std::int32_t), cudaMemcpyHostToDevice,
                                      stream.get()));
   for (std::size_t k = 0; k < axis_sets.size(); ++k)
@@ -78,7 +78,7 @@ TEST_F(AxisAsync, IsOrderedOnItsStream) {
 
 TEST_F(AxisAsync, SeveralStreamsAtOnceKeepTheirOwnWorkspace) {
   // Split reductions (many blocks per output, partials and arrival counters in the stream's
-  // workspace) enqueued on four streams before any of them is synchronized.
+  // scratch) enqueued on four streams before any of them is synchronized.
   const std::int64_t long_axis = quick_mode() ? 65537 : (std::int64_t{1} << 20) + 3;
   const extents_list shapes = {{4, long_axis}, {long_axis, 4}, {2, long_axis}, {long_axis, 3}};
   const std::vector<std::vector<int>> axis_sets = {{1}, {0}, {1}, {0}};
@@ -93,7 +93,7 @@ TEST_F(AxisAsync, SeveralStreamsAtOnceKeepTheirOwnWorkspace) {
   std::vector<sentinel_output<float>> outputs;
   for (std::size_t s = 0; s < shapes.size(); ++s) {
     outputs.emplace_back(make_layout(shapes[s], axis_sets[s]).outputs());
-    (void)warpfold::sum_axes(inputs[s].data(), to_shape(shapes[s]), to_axes(axis_sets[s]), streams[s].get());  // workspaces
+    (void)warpfold::sum_axes(inputs[s].data(), to_shape(shapes[s]), to_axes(axis_sets[s]), streams[s].get());  // binds scratch
   }
   WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
   for (int round = 0; round < 3; ++round) {
@@ -123,7 +123,7 @@ TEST_F(AxisAsync, OneKernelCapturedInACudaGraphReplaysCorrectly) {
     const sentinel_output<std::int64_t> out(l.outputs());
     owned_stream stream;
     warpfold::sum_axes(input.data(), to_shape(extents), to_axes(axes), out.data(), out.size(), stream.get());
-    WARPFOLD_TEST_CUDA(cudaStreamSynchronize(stream.get()));  // the first call made the workspace
+    WARPFOLD_TEST_CUDA(cudaStreamSynchronize(stream.get()));  // the first call bound its scratch
 
     cudaGraph_t graph;
     WARPFOLD_TEST_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));

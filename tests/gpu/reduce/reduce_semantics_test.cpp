@@ -126,7 +126,7 @@ TEST_F(ReduceSemantics, OneLaunchCapturedInACudaGraphReplaysCorrectly) {
   device_array<std::int64_t> out(1);
   cudaStream_t stream;
   WARPFOLD_TEST_CUDA(cudaStreamCreate(&stream));
-  warpfold::sum(input.data(), n, out.data(), stream);  // first call on this stream: creates its workspace
+  warpfold::sum(input.data(), n, out.data(), stream);  // a direct call first, then a capture
   WARPFOLD_TEST_CUDA(cudaStreamSynchronize(stream));
 
   cudaGraph_t graph;

@@ -28,7 +28,7 @@ captured_launch capture_sum(const device_input<float>& input) {
   device_array<float> out(1);
   cudaStream_t stream;
   WARPFOLD_TEST_CUDA(cudaStreamCreate(&stream));
-  warpfold::sum(input.data(), input.size(), out.data(), stream);  // creates the stream's workspace
+  warpfold::sum(input.data(), input.size(), out.data(), stream);  // binds scratch to the stream
   WARPFOLD_TEST_CUDA(cudaStreamSynchronize(stream));
 
   cudaGraph_t graph;
