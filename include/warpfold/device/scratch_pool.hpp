@@ -15,15 +15,16 @@
 //   streams, a new stream first reclaims the blocks of streams whose launches have all
 //   finished. Each launch that used a block counts its units of work finished in the block's
 //   launch word (device/scratch.hpp); a block is idle when that count equals the units it was
-//   given. Reading those words costs a copy and a wait on a private stream, so it is done only
-//   then.
+//   given and no arrivals are pending. Reading those words costs a copy and a wait on a private
+//   stream, so it is done only then.
 // - Growing is rare and synchronizes only the pool's private stream, in relaxed capture mode,
 //   so that a first call works inside a capture in any mode.
 // - release_cached_memory() frees every block that no stream, graph or launch is using.
 //
 // Cost on the hot path (a direct call on a stream that already has a big enough block): one
-// capture-status query, one stream-id query, and a mutex. Launches that need no scratch
-// (one block, one cluster) never come here.
+// capture-status query and one stream-id query (0.08 and 0.07 us on an H100), the pool's
+// mutex and the block's launch-order mutex. Launches that need no scratch (one block, one
+// cluster) never come here.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -37,6 +38,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "warpfold/detail/buffer.hpp"
