@@ -56,10 +56,7 @@ void reduce_axes_into(const T* d_in, const shape& in, const axes& reduce, axis_r
     throw invalid_argument(api + ": the output holds " + std::to_string(out_capacity) + " values, but reducing shape " +
                            in.to_string() + " writes " + std::to_string(p.outputs));
   if (p.outputs > 0) require_device_output(d_out, api.c_str(), device);
-  if (scratch != nullptr) {
-    if (scratch->data == nullptr) throw invalid_argument(api + ": the caller's scratch pointer is null");
-    require_device_memory(scratch->data, "the caller's scratch", api.c_str(), device);
-  }
+  require_caller_scratch(scratch, api.c_str(), device);
   device::launcher l(device, stream, scratch);
   axis::launch<T, Acc>(d_in, p, d_out, Op{}, element_to_accumulator<Op, Acc>(), l);
 }
@@ -82,7 +79,7 @@ template <typename Op, typename T>
 std::size_t reduce_axes_scratch_bytes(const T* d_in, const shape& in, const axes& reduce) {
   using Acc = axis_result_t<Op, T>;
   check_op_fits<Op, T>();
-  const axis::plan p = axis::make_plan(in, reduce, "warpfold::axes_scratch_bytes");
+  const axis::plan p = axis::make_plan(in, reduce, "warpfold::reduce_axes_scratch_bytes");
   device::launcher dry = device::launcher::dry_run(device::current_device());
   axis::launch<T, Acc>(d_in, p, static_cast<Acc*>(nullptr), Op{}, element_to_accumulator<Op, Acc>(), dry);
   return device::scratch_bytes_for(dry.requested());

@@ -100,15 +100,20 @@ auto element_to_accumulator() {
   }
 }
 
+// The caller's scratch, when given, is device memory of `device` (its size is checked once the
+// launch knows what it needs: device/scratch_pool.hpp, scratch_for).
+inline void require_caller_scratch(const scratch_space* scratch, const char* api, int device) {
+  if (scratch == nullptr) return;
+  if (scratch->data == nullptr) throw invalid_argument(std::string(api) + ": the caller's scratch pointer is null");
+  require_device_memory(scratch->data, "the caller's scratch", api, device);
+}
+
 // Checks the pointers of an asynchronous call that runs on `device` (the current device).
 inline void require_async_memory(const void* d_in, std::int64_t n, const void* d_out, const scratch_space* scratch,
                                  const char* api, int device) {
   require_device_input(d_in, n, api, device);
   require_device_output(d_out, api, device);
-  if (scratch != nullptr) {
-    if (scratch->data == nullptr) throw invalid_argument(std::string(api) + ": the caller's scratch pointer is null");
-    require_device_memory(scratch->data, "the caller's scratch", api, device);
-  }
+  require_caller_scratch(scratch, api, device);
 }
 
 // Runs a validated reduction whose result goes to `store`.

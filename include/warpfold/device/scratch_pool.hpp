@@ -447,7 +447,7 @@ inline scratch_lease scratch_for(const scratch_request& r, int device, cudaStrea
   if (!r.needed()) return {};
   if (caller != nullptr) {
     const std::size_t need = scratch_bytes_for(r);
-    if (caller->data == nullptr || caller->bytes < need)
+    if (caller->bytes < need)
       throw invalid_argument("warpfold: the caller's scratch holds " + std::to_string(caller->bytes) +
                              " bytes, but this call needs " + std::to_string(need));
     WARPFOLD_CUDA_CHECK(cudaMemsetAsync(caller->data, 0, scratch_zero_end(r), stream));
