@@ -6,11 +6,19 @@
 //   cudaStreamPerThread and per-thread default streams, one handle for many streams, are told
 //   apart). Launches on one stream run one after the other, so they may share it, from any
 //   number of host threads. The first call on a stream takes a spare block or allocates one.
-// - A call captured into a CUDA graph gets a block of its own, which the graph keeps until it
-//   is destroyed (a CUDA user object hands it back). So graphs replay concurrently with each
-//   other, on any streams, and with direct calls on the stream they were captured on, and
-//   outlive that stream. Executable graphs made from one captured graph (instantiated twice,
-//   cloned, or embedded as a child twice) share its blocks and must not run at the same time.
+// - A call captured into a CUDA graph takes nothing from the pool: it allocates its scratch in
+//   the graph itself (cudaMallocAsync and cudaFreeAsync in the capture become a graph memory
+//   allocation node and free node; the counters are cleared by a memset node at every
+//   replay). So each graph owns its scratch for as long as it exists: graphs replay
+//   concurrently with each other, on any streams, and with direct calls on the stream they
+//   were captured on, and outlive that stream; CUDA frees the memory with the graph.
+//   What CUDA asks of graphs with memory nodes applies: one executable graph at a time per
+//   captured graph, and moved (not copied) into a parent as a child graph. A caller who
+//   cannot accept that passes a scratch_space, and the graph holds no memory node.
+//   Why not a pool block held through a CUDA user object, as this file once did: on the
+//   H100 driver 580.159.04 (CUDA 13.0), graphs holding a user object that several host
+//   threads launched on one stream made cudaGraphLaunch fail now and then with
+//   cudaErrorUnknown (5 to 7 runs in 12 of a plain CUDA program, none without the user object).
 // - Memory does not grow with the number of streams ever used: once 16 blocks are bound to
 //   streams, a new stream first reclaims the blocks of streams whose launches have all
 //   finished. Each launch that used a block counts its units of work finished in the block's
@@ -19,7 +27,8 @@
 //   stream, so it is done only then.
 // - Growing is rare and synchronizes only the pool's private stream, in relaxed capture mode,
 //   so that a first call works inside a capture in any mode.
-// - release_cached_memory() frees every block that no stream, graph or launch is using.
+// - release_cached_memory() frees every block that no pending launch is using, and trims the
+//   memory that CUDA keeps for graphs.
 //
 // Cost on the hot path (a direct call on a stream that already has a big enough block): one
 // capture-status query and one stream-id query (0.08 and 0.07 us on an H100), the pool's
@@ -62,7 +71,6 @@ struct scratch_usage {
   std::size_t bytes = 0;              // device memory held, in all blocks
   std::size_t blocks = 0;
   std::size_t bound_to_streams = 0;   // blocks reserved for a stream's direct calls
-  std::size_t held_by_graphs = 0;     // blocks that captured graphs keep until destroyed
 };
 
 namespace device {
@@ -83,7 +91,7 @@ class relaxed_capture_mode {
 class scratch_pool;
 
 struct scratch_block {
-  enum class owner { none, stream, graph };
+  enum class owner { none, stream };
   scratch_pool* pool = nullptr;
   unsigned char* base = nullptr;
   std::size_t bytes = 0;
@@ -94,18 +102,23 @@ struct scratch_block {
   // Held from a direct launch's acquire until it is enqueued: launches that share a block (one
   // stream, several threads) reach the GPU in the order of their counts (blocks/finish.cuh).
   std::mutex launch_order;
-  bool finished_unknown = false;    // back from a graph: the launch word must be cleared first
   bool idle = true;                 // known to have no launch running or pending
   owner held_by = owner::none;
   unsigned long long stream_id = 0;
-  scratch_block* next_returned = nullptr;
 };
 
 // One launch's use of a block. launched() once the kernel is enqueued; otherwise the
-// destructor hands the use back.
+// destructor hands the use back. A captured call's lease instead frees its graph-owned
+// memory on the capturing stream, after the kernel (or without it, if the launch failed).
 class scratch_lease {
  public:
   scratch_lease() = default;
+  static scratch_lease freed_after_launch(scratch_view view, void* graph_memory, cudaStream_t stream) {
+    scratch_lease l(view);
+    l.graph_memory_ = graph_memory;
+    l.graph_stream_ = stream;
+    return l;
+  }
   explicit scratch_lease(scratch_view view, scratch_block* counted = nullptr, std::int64_t units = 0,
                          std::unique_lock<std::mutex> order = {})
       : view_(view), counted_(counted), units_(units), order_(std::move(order)) {}
@@ -113,16 +126,20 @@ class scratch_lease {
       : view_(other.view_),
         counted_(std::exchange(other.counted_, nullptr)),
         units_(other.units_),
+        graph_memory_(std::exchange(other.graph_memory_, nullptr)),
+        graph_stream_(other.graph_stream_),
         order_(std::move(other.order_)) {}
   scratch_lease& operator=(scratch_lease&&) = delete;
   scratch_lease(const scratch_lease&) = delete;
   ~scratch_lease() {
     if (counted_ != nullptr) counted_->issued -= static_cast<std::uint64_t>(units_);  // still in order
+    if (graph_memory_ != nullptr) (void)cudaFreeAsync(graph_memory_, graph_stream_);  // a failed capture ends anyway
   }
 
   const scratch_view& view() const { return view_; }
   void launched() {
     counted_ = nullptr;
+    if (graph_memory_ != nullptr) WARPFOLD_CUDA_CHECK(cudaFreeAsync(std::exchange(graph_memory_, nullptr), graph_stream_));
     if (order_.owns_lock()) order_.unlock();
   }
 
@@ -130,6 +147,8 @@ class scratch_lease {
   scratch_view view_{};
   scratch_block* counted_ = nullptr;  // the block whose `issued` this launch added to
   std::int64_t units_ = 0;
+  void* graph_memory_ = nullptr;  // a captured call's scratch, freed by the graph after the kernel
+  cudaStream_t graph_stream_ = nullptr;
   std::unique_lock<std::mutex> order_;  // released after the members above are done with
 };
 
@@ -152,20 +171,18 @@ class scratch_pool {
   // current device).
   scratch_lease acquire(const scratch_request& r, cudaStream_t stream) {
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    cudaGraph_t graph = nullptr;
-    WARPFOLD_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &status, nullptr, &graph));
+    WARPFOLD_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &status));
     if (status == cudaStreamCaptureStatusInvalidated)
       throw invalid_argument("warpfold: the stream's capture was invalidated by an earlier error; end it first");
-    if (status == cudaStreamCaptureStatusActive) return for_graph(r, graph);
+    if (status == cudaStreamCaptureStatusActive) return in_graph(r, stream);
     unsigned long long id = 0;
     WARPFOLD_CUDA_CHECK(cudaStreamGetId(stream, &id));
     return for_stream(r, stream, id);
   }
 
-  // Frees every block that nothing uses: not a graph's, and with no launch pending.
+  // Frees every block that no pending launch uses.
   void release_idle() {
     std::lock_guard<std::mutex> lock(guard_);
-    take_back_returned();
     relaxed_capture_mode relaxed;
     refresh_idle(candidates([](const scratch_block&) { return true; }));
     free_idle();
@@ -173,26 +190,27 @@ class scratch_pool {
 
   scratch_usage usage() {
     std::lock_guard<std::mutex> lock(guard_);
-    take_back_returned();
     scratch_usage u;
     for (const auto& b : blocks_) {
       u.bytes += b->bytes;
       ++u.blocks;
       u.bound_to_streams += b->held_by == scratch_block::owner::stream;
-      u.held_by_graphs += b->held_by == scratch_block::owner::graph;
     }
     return u;
   }
 
-  // Called by CUDA, on any thread, once a graph holding `b` is destroyed and its last
-  // execution has finished. CUDA calls are not allowed there: push and return.
-  static void CUDART_CB returned_by_graph(void* p) {
-    auto* b = static_cast<scratch_block*>(p);
-    scratch_pool& pool = *b->pool;
-    scratch_block* head = pool.returned_.load(std::memory_order_relaxed);
-    do {
-      b->next_returned = head;
-    } while (!pool.returned_.compare_exchange_weak(head, b, std::memory_order_release, std::memory_order_relaxed));
+  // A captured call's scratch, allocated by the graph at each replay and freed after the
+  // kernel (graph memory nodes). Replays reuse the same addresses but not the same contents,
+  // so a memset node clears the counters every time; the partials need no clearing.
+  static scratch_lease in_graph(const scratch_request& r, cudaStream_t stream) {
+    void* p = nullptr;
+    const cudaError_t status = cudaMallocAsync(&p, scratch_bytes_for(r), stream);
+    if (status != cudaSuccess)
+      throw cuda_error(status, std::string("warpfold: could not add scratch memory to the graph being captured (") +
+                                   cudaGetErrorString(status) + ")");
+    scratch_lease lease = scratch_lease::freed_after_launch(scratch_view_of(p, r), p, stream);
+    WARPFOLD_CUDA_CHECK(cudaMemsetAsync(p, 0, scratch_zero_end(r), stream));
+    return lease;
   }
 
  private:
@@ -207,7 +225,6 @@ class scratch_pool {
   scratch_lease for_stream(const scratch_request& r, cudaStream_t stream, unsigned long long id) {
     const std::size_t need = scratch_bytes_for(r);
     std::lock_guard<std::mutex> lock(guard_);
-    take_back_returned();
     scratch_block* b = nullptr;
     auto bound = by_stream_.find(id);
     if (bound != by_stream_.end()) {
@@ -218,44 +235,16 @@ class scratch_pool {
       }
     }
     if (b == nullptr) {
-      b = spare_or_new(need, /*may_free=*/true);
+      b = spare_or_new(need);
       b->held_by = owner::stream;
       b->stream_id = id;
       by_stream_[id] = b;
     }
     std::unique_lock<std::mutex> order(b->launch_order);  // waits for a launch of another thread
-    if (b->finished_unknown) {  // back from a graph, whose replays counted too
-      WARPFOLD_CUDA_CHECK(cudaMemsetAsync(b->base + scratch_launch_word_offset, 0, 8, stream));
-      b->issued = 0;
-      b->finished_unknown = false;
-    }
     if (b->zero_end < scratch_zero_end(r)) {  // earlier partials lie where these counters go
       WARPFOLD_CUDA_CHECK(cudaMemsetAsync(b->base + 8, 0, scratch_zero_end(r) - 8, stream));
     }
     return lease(b, r, std::move(order));
-  }
-
-  scratch_lease for_graph(const scratch_request& r, cudaGraph_t graph) {
-    std::lock_guard<std::mutex> lock(guard_);
-    take_back_returned();
-    relaxed_capture_mode relaxed;
-    scratch_block* b = spare_or_new(scratch_bytes_for(r), /*may_free=*/false);
-    if (b->zero_end < scratch_zero_end(r)) {  // cleared now, not by a memset node in every replay
-      WARPFOLD_CUDA_CHECK(cudaMemsetAsync(b->base + 8, 0, scratch_zero_end(r) - 8, private_stream()));
-      WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(private_stream()));
-      b->zero_end = scratch_zero_end(r);
-    }
-    cudaUserObject_t handle = nullptr;
-    WARPFOLD_CUDA_CHECK(cudaUserObjectCreate(&handle, b, &scratch_pool::returned_by_graph, 1, cudaUserObjectNoDestructorSync));
-    const cudaError_t retained = cudaGraphRetainUserObject(graph, handle, 1, cudaGraphUserObjectMove);
-    if (retained != cudaSuccess) {
-      (void)cudaUserObjectRelease(handle, 1);  // hands the block back through the callback
-      detail::throw_cuda_error(retained, "cudaGraphRetainUserObject", __FILE__, __LINE__);
-    }
-    b->held_by = owner::graph;
-    note_use(b, r);
-    b->finished_unknown = true;
-    return scratch_lease(scratch_view_of(b->base, r));  // the graph owns the block now
   }
 
   // Records what a launch of `r` leaves behind in the block: garbage where its partials go.
@@ -285,24 +274,24 @@ class scratch_pool {
     return best;
   }
 
-  scratch_block* spare_or_new(std::size_t need, bool may_free) {
+  scratch_block* spare_or_new(std::size_t need) {
     if (scratch_block* b = smallest_spare(need)) return b;
     relaxed_capture_mode relaxed;
     if (by_stream_.size() >= bound_blocks_before_reclaim) {
-      refresh_idle(candidates([](const scratch_block& b) { return b.held_by != owner::graph; }));
+      refresh_idle(candidates([](const scratch_block&) { return true; }));
       if (scratch_block* b = smallest_spare(need)) return b;
     }
-    return allocate(need, may_free);
+    return allocate(need);
   }
 
-  scratch_block* allocate(std::size_t need, bool may_free) {
+  scratch_block* allocate(std::size_t need) {
     const std::size_t bytes = block_size_for(need);
     const cudaStream_t clearing = private_stream();
     void* p = nullptr;
     cudaError_t status = cudaMalloc(&p, bytes);
-    if (status == cudaErrorMemoryAllocation && may_free) {  // give back what nothing uses, once
+    if (status == cudaErrorMemoryAllocation) {  // give back what nothing uses, once
       (void)cudaGetLastError();
-      refresh_idle(candidates([](const scratch_block& b) { return b.held_by != owner::graph; }));
+      refresh_idle(candidates([](const scratch_block&) { return true; }));
       free_idle();
       status = cudaMalloc(&p, bytes);
     }
@@ -348,7 +337,7 @@ class scratch_pool {
     for (std::size_t i = 0; i < list.size(); ++i) {
       scratch_block* b = list[i];
       const bool all_finished = std::uint32_t(words[i] >> 32) == std::uint32_t(b->issued.load()) && std::uint32_t(words[i]) == 0;
-      if (b->finished_unknown || !all_finished) continue;
+      if (!all_finished) continue;
       b->idle = true;
       if (b->held_by == owner::stream) unbind(b);
     }
@@ -361,17 +350,6 @@ class scratch_pool {
     blocks_.erase(std::remove_if(blocks_.begin(), blocks_.end(), unused), blocks_.end());
   }
 
-  // Blocks that graphs handed back since the last look: spares again, once their launch word
-  // is cleared (their replays counted too).
-  void take_back_returned() {
-    scratch_block* b = returned_.exchange(nullptr, std::memory_order_acquire);
-    for (; b != nullptr; b = b->next_returned) {
-      b->held_by = owner::none;
-      b->idle = true;
-      b->finished_unknown = true;
-    }
-  }
-
   cudaStream_t private_stream() {
     if (private_stream_ == nullptr) WARPFOLD_CUDA_CHECK(cudaStreamCreateWithFlags(&private_stream_, cudaStreamNonBlocking));
     return private_stream_;
@@ -381,7 +359,6 @@ class scratch_pool {
   std::mutex guard_;
   std::vector<std::unique_ptr<scratch_block>> blocks_;
   std::unordered_map<unsigned long long, scratch_block*> by_stream_;
-  std::atomic<scratch_block*> returned_{nullptr};
   cudaStream_t private_stream_ = nullptr;
   detail::pinned_buffer<unsigned long long> launch_words_;
 };
@@ -458,13 +435,17 @@ inline scratch_lease scratch_for(const scratch_request& r, int device, cudaStrea
 
 }  // namespace device
 
-// Frees every block of the library's scratch memory that no stream's pending launch and no
-// captured graph is using, on every device. Blocks of streams whose work has finished are
-// freed too; their next call allocates again. Call it when memory is short, for example
+// Frees every block of the library's scratch memory that no stream's pending launch is using,
+// on every device. Blocks of streams whose work has finished are freed too; their next call
+// allocates again. Also trims the memory that CUDA caches for graph memory nodes (captured
+// calls' scratch; CUDA keeps what live graphs use). Call it when memory is short, for example
 // before a large allocation of your own. Do not call it while a stream of this thread is
 // being captured.
 inline void release_cached_memory() {
-  device::scratch_pools::each([](int, device::scratch_pool& pool) { pool.release_idle(); });
+  device::scratch_pools::each([](int device, device::scratch_pool& pool) {
+    pool.release_idle();
+    WARPFOLD_CUDA_CHECK(cudaDeviceGraphMemTrim(device));
+  });
 }
 
 // What the pool of `device` holds now.

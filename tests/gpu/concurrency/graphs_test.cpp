@@ -1,17 +1,19 @@
 // CUDA graphs as real programs use them: captured on one stream and replayed on others,
 // concurrently with each other and with direct calls, after the capture stream is gone, with
-// branches inside one graph, in every capture mode. A captured call owns its scratch memory
-// until its graph is destroyed.
+// branches inside one graph, in every capture mode. A captured call's scratch is memory of its
+// graph (a graph memory node).
 #include <gtest/gtest.h>
 
 #include <warpfold/axes.hpp>
 #include <warpfold/reduce.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "warpfold_test/graph_nodes.hpp"
 #include "concurrency_cases.hpp"
 
 namespace {
@@ -236,36 +238,51 @@ TEST_F(Graphs, BlockingCallsInsideACaptureAreRefusedAndTheCaptureSurvives) {
   WARPFOLD_TEST_CUDA(cudaStreamDestroy(s));
 }
 
-// CUDA hands a destroyed graph's scratch back on a thread of its own, soon after the
-// destruction: waits (up to two seconds) until the pool's graph-held blocks number `count`.
-std::size_t held_by_graphs_settles_at(int device, std::size_t count) {
-  std::size_t held = 0;
+// Graph memory (bytes that CUDA holds for graph memory nodes on `device`) once it settles:
+// CUDA frees a destroyed graph's memory soon after, not at once.
+std::uint64_t graph_memory_settles_at_or_below(int device, std::uint64_t bytes) {
+  std::uint64_t used = 0;
   for (int wait = 0; wait < 200; ++wait) {
-    held = warpfold::cached_scratch_usage(device).held_by_graphs;
-    if (held == count) break;
+    WARPFOLD_TEST_CUDA(cudaDeviceGetGraphMemAttribute(device, cudaGraphMemAttrUsedMemCurrent, &used));
+    if (used <= bytes) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return held;
+  return used;
 }
 
-// A graph holds the scratch of its calls until it is destroyed, then the pool has it back.
-TEST_F(Graphs, ScratchComesBackWhenTheGraphIsDestroyed) {
+// A captured call takes nothing from the library's pool: its graph allocates the scratch,
+// and CUDA frees it with the graph.
+TEST_F(Graphs, CapturedCallsOwnTheirScratchThroughTheGraph) {
   int device = 0;
   WARPFOLD_TEST_CUDA(cudaGetDevice(&device));
-  ASSERT_EQ(held_by_graphs_settles_at(device, 0), 0u) << "graphs of earlier tests, all destroyed, still hold scratch";
+  warpfold::release_cached_memory();  // also trims what earlier tests' graphs left cached
+  std::uint64_t graph_bytes_before = 0;
+  WARPFOLD_TEST_CUDA(cudaDeviceGetGraphMemAttribute(device, cudaGraphMemAttrUsedMemCurrent, &graph_bytes_before));
   const cudaStream_t s = new_stream();
   const std::vector<const reduction_case*> cases = scratch_cases();
   result_slots outs(cases.size(), largest_output());
+  const warpfold::scratch_usage pool_before = warpfold::cached_scratch_usage(device);
   {
     captured g;
     capture(g, s, cudaStreamCaptureModeGlobal, [&] {
       for (std::size_t k = 0; k < cases.size(); ++k) cases[k]->enqueue(outs.device(k), s);
     });
-    EXPECT_EQ(warpfold::cached_scratch_usage(device).held_by_graphs, cases.size());
-    WARPFOLD_TEST_CUDA(cudaGraphLaunch(g.exec, s));
-    WARPFOLD_TEST_CUDA(cudaStreamSynchronize(s));
+    EXPECT_EQ(warpfold_test::graph_nodes_of_type(g.graph, cudaGraphNodeTypeMemAlloc).size(), cases.size());
+    EXPECT_EQ(warpfold_test::graph_nodes_of_type(g.graph, cudaGraphNodeTypeMemFree).size(), cases.size());
+    const warpfold::scratch_usage pool_after = warpfold::cached_scratch_usage(device);
+    EXPECT_EQ(pool_after.blocks, pool_before.blocks);
+    EXPECT_EQ(pool_after.bytes, pool_before.bytes);
+    for (int replay = 0; replay < 3; ++replay) {
+      for (std::size_t k = 0; k < cases.size(); ++k) outs.poison(k, s);
+      WARPFOLD_TEST_CUDA(cudaGraphLaunch(g.exec, s));
+      for (std::size_t k = 0; k < cases.size(); ++k) outs.fetch(k, s);
+      WARPFOLD_TEST_CUDA(cudaStreamSynchronize(s));
+      for (std::size_t k = 0; k < cases.size(); ++k)
+        EXPECT_EQ(mismatch(*cases[k], cases[k]->decode(outs.host(k))), "") << "replay " << replay;
+    }
   }
-  EXPECT_EQ(held_by_graphs_settles_at(device, 0), 0u);
+  warpfold::release_cached_memory();
+  EXPECT_LE(graph_memory_settles_at_or_below(device, graph_bytes_before), graph_bytes_before);
   WARPFOLD_TEST_CUDA(cudaStreamDestroy(s));
 }
 

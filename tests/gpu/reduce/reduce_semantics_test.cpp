@@ -4,6 +4,7 @@
 #include <limits>
 #include <vector>
 
+#include "warpfold_test/graph_nodes.hpp"
 #include "reduce_test_util.hpp"
 
 namespace {
@@ -133,9 +134,9 @@ TEST_F(ReduceSemantics, OneLaunchCapturedInACudaGraphReplaysCorrectly) {
   WARPFOLD_TEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   warpfold::sum(input.data(), n, out.data(), stream);
   WARPFOLD_TEST_CUDA(cudaStreamEndCapture(stream, &graph));
-  std::size_t nodes = 0;
-  WARPFOLD_TEST_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
-  EXPECT_EQ(nodes, 1u) << "the whole reduction is a single kernel node";
+  EXPECT_EQ(warpfold_test::kernel_nodes(graph).size(), 1u) << "the whole reduction is a single kernel node";
+  EXPECT_EQ(warpfold_test::graph_nodes_of_type(graph, cudaGraphNodeTypeMemAlloc).size(), 1u)
+      << "a many-block launch in a capture gets its scratch from the graph";
 
   cudaGraphExec_t exec;
   WARPFOLD_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));

@@ -8,6 +8,7 @@
 
 #include <warpfold/device/reduce_policy.hpp>
 
+#include "warpfold_test/graph_nodes.hpp"
 #include "reduce_test_util.hpp"
 
 namespace {
@@ -35,10 +36,9 @@ captured_launch capture_sum(const device_input<float>& input) {
   WARPFOLD_TEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   warpfold::sum(input.data(), input.size(), out.data(), stream);
   WARPFOLD_TEST_CUDA(cudaStreamEndCapture(stream, &graph));
-  std::size_t count = 1;
-  cudaGraphNode_t node;
-  WARPFOLD_TEST_CUDA(cudaGraphGetNodes(graph, &node, &count));
-  EXPECT_EQ(count, 1u) << "one kernel node";
+  const std::vector<cudaGraphNode_t> kernels = warpfold_test::kernel_nodes(graph);
+  EXPECT_EQ(kernels.size(), 1u) << "one kernel node";
+  cudaGraphNode_t node = kernels.at(0);
   cudaKernelNodeParams params{};
   WARPFOLD_TEST_CUDA(cudaGraphKernelNodeGetParams(node, &params));
   seen.grid = params.gridDim.x;
