@@ -1,0 +1,109 @@
+/* warpfold's C interface: the axis and segmented reductions (and through them the full
+ * reduction) for every op and element type that the library compiles, callable from C and
+ * from any language with a C foreign-function interface. The Python package (python/) uses
+ * it through ctypes, which is why it exists: one shared library serves every Python version.
+ *
+ * Every function returns WARPFOLD_OK (0) or an error code; on error nothing was launched or
+ * written, and warpfold_last_error() gives the library's message (per calling thread, valid
+ * until that thread's next call). Nothing here prints or exits.
+ *
+ * Semantics are those of the C++ API (<warpfold/axes.hpp>): row-major input on the current
+ * device, the accumulator rules of <warpfold/accumulator.hpp>, asynchronous on `stream`
+ * (NULL is the legacy default stream), safe from any number of threads, streams and graphs. */
+#ifndef WARPFOLD_C_API_H
+#define WARPFOLD_C_API_H
+
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define WARPFOLD_C_EXPORT __attribute__((visibility("default")))
+#else
+#define WARPFOLD_C_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum warpfold_op {
+  WARPFOLD_SUM = 0,
+  WARPFOLD_PROD = 1,
+  WARPFOLD_MIN = 2,
+  WARPFOLD_MAX = 3,
+  WARPFOLD_ARGMIN = 4,
+  WARPFOLD_ARGMAX = 5,
+  WARPFOLD_BIT_AND = 6,
+  WARPFOLD_BIT_OR = 7,
+  WARPFOLD_BIT_XOR = 8
+};
+
+enum warpfold_dtype {
+  WARPFOLD_INT8 = 0,
+  WARPFOLD_INT16 = 1,
+  WARPFOLD_INT32 = 2,
+  WARPFOLD_INT64 = 3,
+  WARPFOLD_UINT8 = 4,
+  WARPFOLD_UINT16 = 5,
+  WARPFOLD_UINT32 = 6,
+  WARPFOLD_UINT64 = 7,
+  WARPFOLD_FLOAT16 = 8,
+  WARPFOLD_BFLOAT16 = 9,
+  WARPFOLD_FLOAT32 = 10,
+  WARPFOLD_FLOAT64 = 11
+};
+
+enum warpfold_status {
+  WARPFOLD_OK = 0,
+  WARPFOLD_INVALID_ARGUMENT = 1, /* bad shape, axis, pointer, op for the type, ... */
+  WARPFOLD_CUDA_ERROR = 2,       /* a CUDA call failed (out of memory included) */
+  WARPFOLD_INTERNAL_ERROR = 3
+};
+
+/* The type each output element holds for `op` over `dtype` elements: a warpfold_dtype, or -1
+ * when the op does not fit the type (a bitwise op of floats) or either code is unknown. For
+ * argmin and argmax it is the type of the value half of the 16-byte (value, int64 index)
+ * pair that each output is; the index is the 8 bytes at offset 8. */
+WARPFOLD_C_EXPORT int warpfold_result_dtype(int op, int dtype);
+
+/* Bytes per output element (16 for argmin and argmax), or -1 as above. */
+WARPFOLD_C_EXPORT int warpfold_result_bytes(int op, int dtype);
+
+/* Reduces the axes `axes[0..axis_count)` of the row-major array `in` of `rank` extents
+ * (rank 0 to 8; negative axes count from the end) into `out`, which holds `out_capacity`
+ * elements of warpfold_result_bytes(op, dtype) bytes each. */
+WARPFOLD_C_EXPORT int warpfold_reduce_axes(int op, int dtype, const void* in, int rank, const int64_t* extents,
+                                           int axis_count, const int* axes, void* out, int64_t out_capacity,
+                                           void* stream);
+
+/* out[s] = the reduction of in[begin[s] .. end[s]), s < segments (offsets in elements). */
+WARPFOLD_C_EXPORT int warpfold_reduce_segments(int op, int dtype, const void* in, const int64_t* begin,
+                                               const int64_t* end, int64_t segments, void* out, void* stream);
+
+/* A prepared axis reduction: the same call as warpfold_reduce_axes, with everything but the
+ * pointers, the device and the stream checked and decided once. For callers that repeat a
+ * call many times (the Python package caches one per op, dtype, shape and dims): a run then
+ * costs little more than the launch. warpfold_plan_axes returns NULL on error (see
+ * warpfold_last_error) and stores the number of outputs in *outputs. */
+typedef struct warpfold_plan warpfold_plan;
+WARPFOLD_C_EXPORT warpfold_plan* warpfold_plan_axes(int op, int dtype, int rank, const int64_t* extents,
+                                                    int axis_count, const int* axes, int64_t* outputs);
+/* Runs `plan` on device `device` (made current for the call, then restored; -1: the current
+ * device) from `in` into `out` (the plan's outputs) on `stream`. */
+WARPFOLD_C_EXPORT int warpfold_plan_run(const warpfold_plan* plan, int device, const void* in, void* out,
+                                        void* stream);
+WARPFOLD_C_EXPORT void warpfold_plan_destroy(warpfold_plan* plan);
+
+/* Frees the library's cached scratch memory (warpfold::release_cached_memory). */
+WARPFOLD_C_EXPORT int warpfold_release_cached_memory(void);
+
+/* The message of this thread's last failed call ("" if none). */
+WARPFOLD_C_EXPORT const char* warpfold_last_error(void);
+
+/* "0.2.0": the project version */
+WARPFOLD_C_EXPORT const char* warpfold_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WARPFOLD_C_API_H */

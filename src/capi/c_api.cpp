@@ -1,0 +1,283 @@
+// The C interface (include/warpfold/c_api.h): a switch from (op, dtype) codes to the C++
+// templates that src/axis/ instantiates, and exceptions turned into status codes and a
+// per-thread message. Plain C++: it only calls the compiled instantiations.
+#include "warpfold/c_api.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "warpfold/axes.hpp"
+#include "warpfold/error.hpp"
+#include "warpfold/reduce.hpp"
+
+namespace {
+
+thread_local std::string last_error;
+
+template <typename T>
+constexpr int dtype_code() {
+  if constexpr (std::is_same_v<T, std::int8_t>) return WARPFOLD_INT8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return WARPFOLD_INT16;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return WARPFOLD_INT32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return WARPFOLD_INT64;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return WARPFOLD_UINT8;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return WARPFOLD_UINT16;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return WARPFOLD_UINT32;
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return WARPFOLD_UINT64;
+  else if constexpr (std::is_same_v<T, __half>) return WARPFOLD_FLOAT16;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return WARPFOLD_BFLOAT16;
+  else if constexpr (std::is_same_v<T, float>) return WARPFOLD_FLOAT32;
+  else return WARPFOLD_FLOAT64;
+}
+
+// Calls visit(T{}) with the element type named by `dtype`; false if there is none.
+template <typename Visit>
+bool with_element_type(int dtype, Visit&& visit) {
+  switch (dtype) {
+    case WARPFOLD_INT8: visit(std::int8_t{}); return true;
+    case WARPFOLD_INT16: visit(std::int16_t{}); return true;
+    case WARPFOLD_INT32: visit(std::int32_t{}); return true;
+    case WARPFOLD_INT64: visit(std::int64_t{}); return true;
+    case WARPFOLD_UINT8: visit(std::uint8_t{}); return true;
+    case WARPFOLD_UINT16: visit(std::uint16_t{}); return true;
+    case WARPFOLD_UINT32: visit(std::uint32_t{}); return true;
+    case WARPFOLD_UINT64: visit(std::uint64_t{}); return true;
+    case WARPFOLD_FLOAT16: visit(__half{}); return true;
+    case WARPFOLD_BFLOAT16: visit(__nv_bfloat16{}); return true;
+    case WARPFOLD_FLOAT32: visit(float{}); return true;
+    case WARPFOLD_FLOAT64: visit(double{}); return true;
+    default: return false;
+  }
+}
+
+template <typename T>
+constexpr bool is_integer_v = std::is_integral_v<T>;
+
+// Calls visit(Op{}) with the op named by `op`, if it fits T; false otherwise.
+template <typename T, typename Visit>
+bool with_op(int op, Visit&& visit) {
+  namespace o = warpfold::op;
+  switch (op) {
+    case WARPFOLD_SUM: visit(o::sum{}); return true;
+    case WARPFOLD_PROD: visit(o::prod{}); return true;
+    case WARPFOLD_MIN: visit(o::min{}); return true;
+    case WARPFOLD_MAX: visit(o::max{}); return true;
+    case WARPFOLD_ARGMIN: visit(o::argmin{}); return true;
+    case WARPFOLD_ARGMAX: visit(o::argmax{}); return true;
+    default: break;
+  }
+  if constexpr (is_integer_v<T>) {
+    switch (op) {
+      case WARPFOLD_BIT_AND: visit(o::bit_and{}); return true;
+      case WARPFOLD_BIT_OR: visit(o::bit_or{}); return true;
+      case WARPFOLD_BIT_XOR: visit(o::bit_xor{}); return true;
+      default: break;
+    }
+  }
+  return false;
+}
+
+const char* op_name(int op) {
+  static const char* const names[] = {"sum", "prod", "min", "max", "argmin", "argmax", "bit_and", "bit_or", "bit_xor"};
+  return op >= 0 && op < 9 ? names[op] : "an unknown op";
+}
+
+std::string unsupported(int op, int dtype) {
+  if (op < 0 || op > WARPFOLD_BIT_XOR) return "warpfold: unknown op code " + std::to_string(op);
+  if (dtype < 0 || dtype > WARPFOLD_FLOAT64) return "warpfold: unknown dtype code " + std::to_string(dtype);
+  return std::string("warpfold: ") + op_name(op) + " needs an integer dtype";
+}
+
+// What the result element of Op over T is, as codes.
+template <typename Op, typename T>
+void describe_result(int& dtype, int& bytes) {
+  using R = warpfold::axis_result_t<Op, T>;
+  if constexpr (warpfold::is_arg_op_v<Op>) {
+    static_assert(sizeof(R) == 16 && offsetof(R, index) == 8, "the C API promises 16-byte pairs, index at 8");
+    dtype = dtype_code<decltype(R::value)>();
+  } else {
+    dtype = dtype_code<R>();
+  }
+  bytes = static_cast<int>(sizeof(R));
+}
+
+// Runs `body`, turning what it throws into a status code and this thread's message.
+template <typename Body>
+int guarded(Body&& body) {
+  last_error.clear();
+  try {
+    return body();
+  } catch (const warpfold::cuda_error& e) {
+    last_error = e.what();
+    return WARPFOLD_CUDA_ERROR;
+  } catch (const warpfold::invalid_argument& e) {
+    last_error = e.what();
+    return WARPFOLD_INVALID_ARGUMENT;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return WARPFOLD_INTERNAL_ERROR;
+  } catch (...) {
+    last_error = "warpfold: unknown error";
+    return WARPFOLD_INTERNAL_ERROR;
+  }
+}
+
+cudaStream_t as_stream(void* stream) {
+  // The library is compiled with the legacy default stream; a caller's 0 means that stream.
+  return stream == nullptr ? cudaStreamLegacy : static_cast<cudaStream_t>(stream);
+}
+
+// Makes `device` current for the lifetime of this object (when it is not already), as the
+// Python frameworks expect of a call on an array of another device.
+class device_for_call {
+ public:
+  explicit device_for_call(int device) {
+    if (device < 0) return;
+    WARPFOLD_CUDA_CHECK(cudaGetDevice(&previous_));
+    if (previous_ != device) {
+      WARPFOLD_CUDA_CHECK(cudaSetDevice(device));
+      restore_ = true;
+    }
+  }
+  ~device_for_call() {
+    if (restore_) (void)cudaSetDevice(previous_);
+  }
+  device_for_call(const device_for_call&) = delete;
+  device_for_call& operator=(const device_for_call&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool restore_ = false;
+};
+
+}  // namespace
+
+struct warpfold_plan {
+  std::int64_t outputs = 0;
+  // in, out, the output's capacity (checked against the outputs by the C++ API), stream
+  std::function<void(const void*, void*, std::int64_t, cudaStream_t)> run;
+};
+
+namespace {
+
+// The checked shape and axes, and the call for (op, dtype) bound to them.
+std::unique_ptr<warpfold_plan> make_plan(int op, int dtype, int rank, const int64_t* extents, int axis_count,
+                                         const int* axes) {
+  if (rank < 0 || rank > warpfold::max_rank)
+    throw warpfold::invalid_argument("warpfold: rank " + std::to_string(rank) + " is not supported (0 to " +
+                                     std::to_string(warpfold::max_rank) + ")");
+  if (axis_count < 0) throw warpfold::invalid_argument("warpfold: a negative number of axes");
+  if ((rank > 0 && extents == nullptr) || (axis_count > 0 && axes == nullptr))
+    throw warpfold::invalid_argument("warpfold: null extents or axes");
+  const warpfold::shape shape(std::vector<std::int64_t>(extents, extents + rank));
+  const warpfold::axes reduced(std::vector<int>(axes, axes + axis_count));
+  auto plan = std::make_unique<warpfold_plan>();
+  bool fits = false;
+  with_element_type(dtype, [&](auto t) {
+    using T = decltype(t);
+    fits = with_op<T>(op, [&](auto o) {
+      using Op = decltype(o);
+      plan->run = [shape, reduced](const void* in, void* out, std::int64_t capacity, cudaStream_t stream) {
+        warpfold::reduce_axes<Op, T, false>(static_cast<const T*>(in), shape, reduced,
+                                            static_cast<warpfold::axis_result_t<Op, T>*>(out), capacity, stream);
+      };
+    });
+  });
+  if (!fits) throw warpfold::invalid_argument(unsupported(op, dtype));
+  // The shape and axes are checked now, with the output count, by the reduced shape.
+  plan->outputs = warpfold::reduced_shape(shape, reduced, false).elements();
+  return plan;
+}
+
+}  // namespace
+
+extern "C" {
+
+int warpfold_result_dtype(int op, int dtype) {
+  int result = -1, bytes = -1;
+  with_element_type(dtype, [&](auto t) {
+    using T = decltype(t);
+    with_op<T>(op, [&](auto o) { describe_result<decltype(o), T>(result, bytes); });
+  });
+  return result;
+}
+
+int warpfold_result_bytes(int op, int dtype) {
+  int result = -1, bytes = -1;
+  with_element_type(dtype, [&](auto t) {
+    using T = decltype(t);
+    with_op<T>(op, [&](auto o) { describe_result<decltype(o), T>(result, bytes); });
+  });
+  return bytes;
+}
+
+int warpfold_reduce_axes(int op, int dtype, const void* in, int rank, const int64_t* extents, int axis_count,
+                         const int* axes, void* out, int64_t out_capacity, void* stream) {
+  return guarded([&] {
+    make_plan(op, dtype, rank, extents, axis_count, axes)->run(in, out, out_capacity, as_stream(stream));
+    return WARPFOLD_OK;
+  });
+}
+
+int warpfold_reduce_segments(int op, int dtype, const void* in, const int64_t* begin, const int64_t* end,
+                             int64_t segments, void* out, void* stream) {
+  return guarded([&] {
+    bool ran = false;
+    with_element_type(dtype, [&](auto t) {
+      using T = decltype(t);
+      ran = with_op<T>(op, [&](auto o) {
+        using Op = decltype(o);
+        warpfold::reduce_segments<Op, T, false>(static_cast<const T*>(in), begin, end, segments,
+                                                static_cast<warpfold::axis_result_t<Op, T>*>(out), as_stream(stream));
+      });
+    });
+    if (!ran) throw warpfold::invalid_argument(unsupported(op, dtype));
+    return WARPFOLD_OK;
+  });
+}
+
+warpfold_plan* warpfold_plan_axes(int op, int dtype, int rank, const int64_t* extents, int axis_count, const int* axes,
+                                  int64_t* outputs) {
+  warpfold_plan* made = nullptr;
+  const int status = guarded([&] {
+    std::unique_ptr<warpfold_plan> plan = make_plan(op, dtype, rank, extents, axis_count, axes);
+    if (outputs != nullptr) *outputs = plan->outputs;
+    made = plan.release();
+    return WARPFOLD_OK;
+  });
+  return status == WARPFOLD_OK ? made : nullptr;
+}
+
+int warpfold_plan_run(const warpfold_plan* plan, int device, const void* in, void* out, void* stream) {
+  return guarded([&] {
+    if (plan == nullptr) throw warpfold::invalid_argument("warpfold: a null plan");
+    device_for_call on(device);
+    plan->run(in, out, plan->outputs, as_stream(stream));
+    return WARPFOLD_OK;
+  });
+}
+
+void warpfold_plan_destroy(warpfold_plan* plan) { delete plan; }
+
+int warpfold_release_cached_memory(void) {
+  return guarded([] {
+    warpfold::release_cached_memory();
+    return WARPFOLD_OK;
+  });
+}
+
+const char* warpfold_last_error(void) { return last_error.c_str(); }
+
+const char* warpfold_version(void) { return WARPFOLD_VERSION_STRING; }
+
+}  // extern "C"
