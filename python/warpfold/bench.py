@@ -1,46 +1,52 @@
-#!/usr/bin/env python3
-"""Times torch.sum(x, dim) and cupy.sum(x, axis) on the cases of `warpfold bench --axis`, so that
-the results can show them next to warpfold and CUB.
+"""python -m warpfold.bench: times warpfold (through this package), torch.sum and cupy.sum, side
+by side in one process, on the axis cases of `warpfold bench --axis` and, with --sweep, on
+full-array sums of 2^10 to 2^30 floats.
 
-  scripts/compare_torch --csv axis_torch.csv --ceiling-from axis.csv
-  scripts/compare_torch --shape 8192x8192,16777216x4 --dims 0 --impl torch
+  python -m warpfold.bench                          # the axis cases, every implementation
+  python -m warpfold.bench --sweep --csv sweep.csv   # full sums
+  python -m warpfold.bench --shape 8192x8192 --dims 0 --impl warpfold,torch
 
-The cases are the bench's: float32 arrays shaped 8192x8192, 65536x1024, 1024x65536, 4194304x16,
+The axis cases: float32 arrays shaped 8192x8192, 65536x1024, 1024x65536, 4194304x16,
 16x4194304, 1048576x64, 64x1048576 and 16777216x4 (2^26 elements, 256 MiB, each), each summed
-along dim 1 (row sums) and dim 0 (column sums). The method is the bench's too:
+along dim 1 (row sums) and dim 0 (column sums). The sweep: arrays of 1 x 2^k floats, k = 10,
+12, ... 30, summed along dim 1 (one output: a full reduction). The method is the C++ bench's:
 - each call writes into an output allocated once (out=), so no allocation is timed;
 - CUDA events; 3 warm-up calls, then the median of --trials trials (min and max kept), each a
   batch of back-to-back calls lasting at least --batch-ms, divided by the calls;
-- the trials of torch and cupy interleaved round robin at each case, on the same inputs (cupy
-  reads torch's tensors through DLPack, no copy), filled with varied values in [0, 1);
+- the trials of the implementations interleaved round robin at each case, on the same inputs
+  (cupy reads torch's tensors through DLPack, no copy; warpfold reads them in place), filled
+  with varied values in [0, 1);
 - calls rotate over at least two input buffers totalling at least 4x L2, so every call reads
   cold data from DRAM;
 - every timed answer is checked, output by output, against a float64 sum of the same input,
   within the bench's float tolerance for the reduced length; a wrong answer is FAILED, no time.
 
-The CSV has the columns of `warpfold bench --axis --csv` (impl=torch or impl=cupy). GB/s counts
-bytes read plus bytes written. ceiling_gbps and pct_of_ceiling are filled in from the read
-ceiling of --ceiling-from (a `warpfold bench --axis --csv` file of the same machine and run),
-and left empty without it. Needs python3 with torch and/or cupy on a CUDA GPU; a missing
-library is reported and the exit status is non-zero, but the other one still runs.
+The CSV has the columns of `warpfold bench --axis --csv` (impl=warpfold-python, torch or
+cupy). GB/s counts bytes read plus bytes written. ceiling_gbps and pct_of_ceiling are filled
+in from the read ceiling of --ceiling-from (a `warpfold bench --axis --csv` file of the same
+machine and run), and left empty without it. Needs torch and/or cupy on a CUDA GPU (warpfold
+needs one of them to make its arrays); a missing library is reported and the exit status is
+non-zero, but the others still run.
 Exit status: 0 when every requested implementation ran and every answer was right.
 """
 
 import argparse
+import contextlib
 import csv
 import math
 import statistics
 import sys
 
 COLUMNS = [
-    "impl", "dtype", "shape", "dims", "bytes_in", "bytes_out", "time_us", "time_min_us", "time_max_us", "gbps",
+    "impl", "case", "dtype", "shape", "dims", "bytes_in", "bytes_out", "time_us", "time_min_us", "time_max_us", "gbps",
     "ceiling_gbps", "pct_of_ceiling", "device", "family", "n", "bytes", "launches", "trials", "batch", "buffers",
     "status", "note",
 ]
 SHAPES = [(8192, 8192), (65536, 1024), (1024, 65536), (4194304, 16), (16, 4194304), (1048576, 64), (64, 1048576),
           (16777216, 4)]
 DIMS = [1, 0]
-IMPLS = ["torch", "cupy"]
+IMPLS = ["warpfold", "torch", "cupy"]
+SWEEP_SHAPES = [(1, 1 << k) for k in range(10, 31, 2)]
 FLOAT_BYTES = 4
 FLT_EPSILON = 2.0 ** -23
 WARMUP_CALLS = 3
@@ -103,12 +109,27 @@ def parse_args(argv):
     parser.add_argument("--shape", type=parse_shapes, default=SHAPES, metavar="SHAPES",
                         help="comma list of ROWSxCOLS (default: the eight standard shapes)")
     parser.add_argument("--dims", type=parse_dims, default=DIMS, metavar="LIST", help="comma list of 0, 1 (default 1,0)")
-    parser.add_argument("--impl", type=parse_impls, default=IMPLS, metavar="LIST", help="torch, cupy (default both)")
+    parser.add_argument("--impl", type=parse_impls, default=IMPLS, metavar="LIST",
+                        help="warpfold, torch, cupy (default all three)")
+    parser.add_argument("--sweep", action="store_true", help="full sums of 1 x 2^10 ... 2^30 floats, not the axis cases")
+    parser.add_argument("--segments", action="store_true",
+                        help="segmented sums (2^26 floats, mean lengths 1 to 65536) instead of the axis cases")
+    parser.add_argument("--all", action="store_true", help="the sweep, the axis cases and the segments, one CSV")
+    parser.add_argument("--stream", choices=("current", "new"), default="current",
+                        help="run on the framework's current stream (default: the legacy default stream) or on a "
+                             "new non-blocking stream of the first framework, made current for every library")
     parser.add_argument("--trials", type=int, default=9, help="timed trials per measurement, at least 7 (default 9)")
     parser.add_argument("--batch-ms", type=float, default=1.0, help="minimum length of one timed batch (default 1)")
     parser.add_argument("--device", type=int, default=0, help="CUDA device ordinal (default 0)")
     parser.add_argument("--columns", action="store_true", help="print the CSV header and exit (needs no GPU)")
     args = parser.parse_args(argv)
+    args.parts = ["axis"]
+    if args.all:
+        args.parts = ["sweep", "axis", "segments"]
+    elif args.sweep:
+        args.parts = ["sweep"]
+    elif args.segments:
+        args.parts = ["segments"]
     if args.trials < 7:
         parser.error("--trials: at least 7")
     if not args.batch_ms > 0:
@@ -122,7 +143,7 @@ def read_ceiling(path):
         for row in csv.DictReader(f):
             if row.get("impl") == "read_ceiling" and row.get("status") == "ok" and row.get("gbps"):
                 return float(row["gbps"]), row.get("device", "")
-    sys.exit(f"compare_torch: {path} has no read_ceiling row (is it a `warpfold bench --axis --csv` file?)")
+    sys.exit(f"warpfold.bench: {path} has no read_ceiling row (is it a `warpfold bench --axis --csv` file?)")
 
 
 # ---------------------------------------------------------------- the two libraries
@@ -136,6 +157,9 @@ class TorchBackend:
         self.version = torch.__version__
         self.device_name = torch.cuda.get_device_name(device)
         self.l2_bytes = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", None)
+
+    def new_stream_context(self):
+        return self.torch.cuda.stream(self.torch.cuda.Stream())
 
     def make_input(self, rows, cols, seed):
         g = self.torch.Generator(device="cuda").manual_seed(seed)
@@ -152,6 +176,27 @@ class TorchBackend:
 
     def call_text(self, dim):
         return f"torch.sum(x, dim={dim}, out=out)"
+
+    def segments(self, x, offsets):
+        return self.torch.segment_reduce(x, "sum", offsets=offsets)
+
+    segments_text = 'torch.segment_reduce(x, "sum", offsets=offsets)'
+
+    def segment_offsets(self, n, mean_length, seed):
+        """Boundaries of segments whose lengths are uniform in [0, 2 * mean_length], covering
+        at most n elements."""
+        g = self.torch.Generator().manual_seed(seed)
+        count = max(1, n // max(mean_length, 1))
+        lengths = self.torch.randint(0, 2 * mean_length + 1, (count,), generator=g, dtype=self.torch.int64)
+        offsets = self.torch.zeros(count + 1, dtype=self.torch.int64)
+        offsets[1:] = self.torch.cumsum(lengths, 0)
+        keep = int(self.torch.searchsorted(offsets, self.torch.tensor(n)).item())
+        return offsets[:max(keep, 1)].cuda()
+
+    def segment_reference(self, x, offsets):
+        t = self.torch
+        return (t.segment_reduce(x.double(), "sum", offsets=offsets),
+                t.segment_reduce(x.double().abs(), "sum", offsets=offsets))
 
     def reference(self, x, dim):  # (sum, sum of magnitudes) in float64
         t = self.torch
@@ -191,6 +236,9 @@ class CupyBackend:
         name = properties["name"]
         self.device_name = name.decode() if isinstance(name, bytes) else str(name)
         self.l2_bytes = properties.get("l2CacheSize")
+
+    def new_stream_context(self):
+        return self.cupy.cuda.Stream(non_blocking=True)
 
     def make_input(self, rows, cols, seed):
         return self.cupy.random.default_rng(seed).random((rows, cols), dtype=self.cupy.float32)
@@ -233,10 +281,50 @@ class CupyBackend:
         self.cupy.get_default_memory_pool().free_all_blocks()
 
 
+class WarpfoldBackend:
+    """warpfold through this package, on the arrays of a framework backend (torch or cupy),
+    which also makes its outputs and times it."""
+    name = "warpfold"
+
+    def __init__(self, framework):
+        from . import sum as warpfold_sum, version
+        self.framework, self.sum = framework, warpfold_sum
+        self.version = version()
+        self.device_name, self.l2_bytes = framework.device_name, framework.l2_bytes
+
+    def view(self, x):
+        return x
+
+    def empty(self, count):
+        return self.framework.empty(count)
+
+    def sum_into(self, x, dim, out):
+        self.sum(x, dim=dim, out=out)
+
+    def call_text(self, dim):
+        return f"warpfold.sum(x, dim={dim}, out=out) on {self.framework.name} arrays"
+
+    def segments(self, x, offsets):
+        from . import segment_sum
+        return segment_sum(x, offsets)
+
+    segments_text = "warpfold.segment_sum(x, offsets)"
+
+    def timer(self):
+        return self.framework.timer()
+
+    def elapsed_ms(self, start, stop):
+        return self.framework.elapsed_ms(start, stop)
+
+    def free(self):
+        self.framework.free()
+
+
 def load_backends(impls, device):
-    """The requested libraries that import and see a GPU, and a message for each that does not."""
+    """The requested libraries that import and see a GPU, and a message for each that does not.
+    The frameworks come first: the first one makes the inputs and checks every answer."""
     backends, problems = [], []
-    for impl in impls:
+    for impl in [i for i in impls if i != "warpfold"]:
         try:
             module = __import__(impl)
         except ImportError as e:
@@ -248,6 +336,24 @@ def load_backends(impls, device):
             problems.append(f"{impl} cannot use CUDA device {device} ({type(e).__name__}: {e}); its rows are left out")
             continue
         backends.append(backend)
+    if "warpfold" in impls:
+        if not backends:
+            frameworks = [f for f in ("torch", "cupy") if f not in impls]
+            more, _ = load_backends(frameworks, device) if frameworks else ([], [])
+            framework = more[0] if more else None
+        else:
+            framework = backends[0]
+        if framework is None:
+            problems.append("warpfold needs torch or cupy to make its arrays; its rows are left out")
+        else:
+            try:
+                backend = WarpfoldBackend(framework)
+                if not backends:
+                    backends.append(framework)  # checks answers; its own rows are left out
+                    framework.hidden = True
+                backends.append(backend)
+            except Exception as e:  # the C library is missing, say
+                problems.append(f"warpfold cannot run ({type(e).__name__}: {e}); its rows are left out")
     return backends, problems
 
 
@@ -282,6 +388,16 @@ class Case:
             self.tolerance.append(abs_sum * scale)
         self.cursor = 0
 
+    def call(self, backend, x, out):
+        backend.sum_into(x, self.dim, out)
+
+    def call_text(self, backend):
+        return backend.call_text(self.dim)
+
+    @property
+    def case_text(self):
+        return f"sum {self.shape_text}" if self.rows == 1 else f"{self.shape_text} dim {self.dim}"
+
     def next_index(self):
         index = self.cursor
         self.cursor = (self.cursor + 1) % len(self.buffers)
@@ -309,6 +425,56 @@ class Case:
                 f"expected {want:.9g}, got {value:.9g}")
 
 
+class SegmentCase:
+    """Segmented sums of 2^26 floats whose lengths are uniform in [0, 2 * mean]: CSR offsets, one
+    output per segment. The calls allocate their result (neither torch.segment_reduce nor
+    warpfold.segment_sum takes out=); the same inputs and checks as Case otherwise."""
+
+    def __init__(self, primary, backends, mean_length, l2_bytes, n=1 << 26):
+        self.primary, self.mean_length = primary, mean_length
+        self.offsets = primary.segment_offsets(n, mean_length, seed=mean_length)
+        self.rows, self.cols, self.dim = 1, n, "-"
+        self.segments = self.offsets.numel() - 1
+        count = rotation_buffers(n * FLOAT_BYTES, l2_bytes)
+        self.buffers = [primary.make_input(1, n, seed=977 * mean_length + k).view(-1) for k in range(count)]
+        self.inputs = {b.name: self.buffers for b in backends}
+        self.expected, self.tolerance = [], []
+        scale = tolerance_scale(2 * mean_length)
+        for x in self.buffers:
+            expected, abs_sum = primary.segment_reference(x, self.offsets)
+            self.expected.append(expected)
+            self.tolerance.append(abs_sum * scale)
+        self.cursor = 0
+
+    def call(self, backend, x, out):
+        return backend.segments(x, self.offsets)
+
+    def call_text(self, backend):
+        return backend.segments_text
+
+    next_index = Case.next_index
+    check = Case.check
+
+    @property
+    def outputs(self):
+        return self.segments
+
+    @property
+    def shape_text(self):
+        return f"segments mean {self.mean_length}"
+
+    @property
+    def case_text(self):
+        return f"segments, mean length {self.mean_length}"
+
+    @property
+    def offset_bytes(self):  # the boundaries are read too
+        return 8 * (self.segments + 1)
+
+
+SEGMENT_MEANS = [1, 16, 64, 1024, 65536]
+
+
 class Session:
     """One library on one case, stage by stage like the bench's timing_session."""
 
@@ -326,7 +492,9 @@ class Session:
 
     def _call(self, buffer):
         self.last = buffer
-        self.backend.sum_into(self.inputs[buffer], self.case.dim, self.out)
+        result = self.case.call(self.backend, self.inputs[buffer], self.out)
+        if result is not None:
+            self.out = result
 
     def _time(self, calls):
         self.start_event.record()
@@ -372,6 +540,28 @@ class Session:
         return True
 
 
+def cases(args, primary, backends, l2_bytes):
+    """The cases of the requested parts, made one at a time (each holds its inputs)."""
+    for part in args.parts:
+        if part == "segments":
+            if not hasattr(primary, "segment_offsets"):
+                print("warpfold.bench: segments need torch (for the offsets and the reference); left out",
+                      file=sys.stderr)
+                continue
+            for mean in SEGMENT_MEANS:
+                yield SegmentCase(primary, backends, mean, l2_bytes)
+            continue
+        shapes, dims = (SWEEP_SHAPES, [1]) if part == "sweep" else (args.shape, args.dims)
+        for rows_, cols in shapes:
+            for dim in dims:
+                yield Case(primary, backends, rows_, cols, dim, l2_bytes)
+
+
+def case_fits(case, backend):
+    """CuPy has no segmented reduction with arbitrary offsets: its rows are left out there."""
+    return not isinstance(case, SegmentCase) or hasattr(backend, "segments")
+
+
 def measure_case(backends, case, args):
     """Every library on one case, trials interleaved round robin. Returns {name: Session}."""
     sessions = {}
@@ -400,10 +590,10 @@ def run_stage(session, stage):
 
 def row_of(session, ceiling):
     case, b = session.case, session.backend
-    bytes_in = case.rows * case.cols * FLOAT_BYTES
+    bytes_in = case.rows * case.cols * FLOAT_BYTES + getattr(case, "offset_bytes", 0)
     bytes_out = case.outputs * FLOAT_BYTES
     row = dict.fromkeys(COLUMNS, "")
-    row.update(impl=b.name, dtype="f32", shape=case.shape_text, dims=str(case.dim), bytes_in=bytes_in,
+    row.update(impl=b.name, case=case.case_text, dtype="f32", shape=case.shape_text, dims=str(case.dim), bytes_in=bytes_in,
                bytes_out=bytes_out, device=b.device_name, family="framework", n=case.rows * case.cols,
                bytes=bytes_in + bytes_out, trials=len(session.times), batch=session.batch,
                buffers=len(case.buffers))
@@ -416,7 +606,7 @@ def row_of(session, ceiling):
     gbps = (bytes_in + bytes_out) / (median * 1e-6) / 1e9
     row.update(time_us=f"{median:.3f}", time_min_us=f"{min(session.times):.3f}",
                time_max_us=f"{max(session.times):.3f}", gbps=f"{gbps:.2f}", status="ok",
-               note=f"{b.name} {b.version}, {b.call_text(case.dim)}")
+               note=f"{b.name} {b.version}, {case.call_text(b)}, {STREAM_NOTE}")
     if ceiling:
         row["pct_of_ceiling"] = f"{100.0 * gbps / ceiling:.2f}"
     return row
@@ -424,10 +614,10 @@ def row_of(session, ceiling):
 
 def print_row(row):
     if row["status"] != "ok":
-        print(f"{row['shape']:>12} dim {row['dims']}  {row['impl']:<6}  FAILED: {row['note']}", flush=True)
+        print(f"{row['case']:>28}  {row['impl']:<8}  FAILED: {row['note']}", flush=True)
         return
     pct = f"  {float(row['pct_of_ceiling']):5.1f}% of read" if row["pct_of_ceiling"] else ""
-    print(f"{row['shape']:>12} dim {row['dims']}  {row['impl']:<6}  {float(row['time_us']):9.1f} us  "
+    print(f"{row['case']:>28}  {row['impl']:<8}  {float(row['time_us']):9.1f} us  "
           f"({float(row['time_min_us']):.1f}-{float(row['time_max_us']):.1f})  {float(row['gbps']):7.1f} GB/s{pct}",
           flush=True)
 
@@ -439,8 +629,13 @@ def write_csv(path, rows):
         writer.writerows(rows)
 
 
+STREAM_NOTE = "current stream"
+
+
 def main(argv):
+    global STREAM_NOTE
     args = parse_args(argv)
+    STREAM_NOTE = "current stream" if args.stream == "current" else "a new non-blocking stream"
     if args.columns:
         print(",".join(COLUMNS))
         return 0
@@ -448,32 +643,34 @@ def main(argv):
 
     backends, problems = load_backends(args.impl, args.device)
     for b in backends:
-        print(f"compare_torch: {b.name} {b.version} on {b.device_name}", flush=True)
+        print(f"warpfold.bench: {b.name} {b.version} on {b.device_name}", flush=True)
     for problem in problems:
-        print(f"compare_torch: {problem}", file=sys.stderr)
+        print(f"warpfold.bench: {problem}", file=sys.stderr)
     if not backends:
-        print("compare_torch: neither torch nor cupy can run here: needs python3 with torch or cupy on a CUDA GPU",
+        print("warpfold.bench: nothing can run here: needs python3 with torch or cupy on a CUDA GPU",
               file=sys.stderr)
         return 1
     if ceiling and ceiling_device and ceiling_device != backends[0].device_name:
-        print(f"compare_torch: note: the ceiling comes from {ceiling_device}, this is {backends[0].device_name}",
+        print(f"warpfold.bench: note: the ceiling comes from {ceiling_device}, this is {backends[0].device_name}",
               file=sys.stderr)
     if ceiling:
-        print(f"compare_torch: read ceiling {ceiling:.1f} GB/s (from {args.ceiling_from})", flush=True)
+        print(f"warpfold.bench: read ceiling {ceiling:.1f} GB/s (from {args.ceiling_from})", flush=True)
 
     primary = backends[0]
     l2_bytes = next((b.l2_bytes for b in backends if b.l2_bytes), None)
     if not l2_bytes:
         l2_bytes = ASSUMED_L2_BYTES
-        print(f"compare_torch: note: the L2 size is unknown; rotating inputs as if it were {l2_bytes >> 20} MiB",
+        print(f"warpfold.bench: note: the L2 size is unknown; rotating inputs as if it were {l2_bytes >> 20} MiB",
               file=sys.stderr)
     rows = []
+    stream_context = primary.new_stream_context() if args.stream == "new" else contextlib.nullcontext()
     try:
-        for rows_, cols in args.shape:
-            for dim in args.dims:
-                case = Case(primary, backends, rows_, cols, dim, l2_bytes)
-                sessions = measure_case(backends, case, args)
+        with stream_context:
+            for case in cases(args, primary, backends, l2_bytes):
+                sessions = measure_case([b for b in backends if case_fits(case, b)], case, args)
                 for b in backends:
+                    if getattr(b, "hidden", False) or b.name not in sessions:
+                        continue
                     row = row_of(sessions[b.name], ceiling)
                     print_row(row)
                     rows.append(row)
@@ -485,7 +682,7 @@ def main(argv):
             write_csv(args.csv, rows)  # whatever was measured, also when something threw
     failed = [r for r in rows if r["status"] != "ok"]
     if failed:
-        print(f"compare_torch: FAILED: {len(failed)} wrong answer(s) (see above); exit status 1", file=sys.stderr)
+        print(f"warpfold.bench: FAILED: {len(failed)} wrong answer(s) (see above); exit status 1", file=sys.stderr)
     return 1 if failed or problems else 0
 
 

@@ -1,0 +1,112 @@
+"""warpfold from Python: reductions of torch tensors, CuPy arrays and any CUDA array that
+speaks DLPack or __cuda_array_interface__ (JAX, Numba, ...), on the GPU, by the warpfold
+library (include/warpfold/c_api.h, loaded with ctypes).
+
+    import torch, warpfold
+    x = torch.randn(4096, 1000, device="cuda")
+    warpfold.sum(x)                  # a 0-d tensor: the sum of everything
+    warpfold.max(x, dim=1)           # 4096 row maxima (values, like torch.amax)
+    warpfold.argmax(x, dim=0)        # 1000 int64 indices
+    warpfold.sum(x, axis=(0, 1), keepdim=True)
+
+Conventions (torch's and NumPy's):
+- dim (or axis, as NumPy spells it): None for every axis, an int, or a tuple; negative dims
+  count from the end; an empty tuple reduces nothing.
+- The result is the caller's kind of array, on the input's device, made without a copy; its
+  dtype follows warpfold's accumulator rules: sums and products of integers of 32 bits or
+  fewer in int64 (uint64 for unsigned), float16 and bfloat16 in float32, the rest in their
+  own type. dtype= converts the result. bool inputs count as 0/1: sums give int64.
+- min and max give values only (torch.amin/amax); argmin/argmax give int64 indices, counted
+  row-major over the reduced dims (over the flattened array when dim is None).
+- Work is enqueued on the framework's current stream (torch.cuda.current_stream(),
+  cupy.cuda.get_current_stream()) with no synchronization, so it can be captured in a CUDA
+  graph (torch.cuda.graph).
+- The input is read in place: C-contiguous arrays and permutations of them (a transposed
+  matrix). Any other strided view is refused with a ValueError, never copied silently.
+- out= (sum, prod, min, max) writes into the caller's C-contiguous array of the result's dtype
+  and element count instead of making one (dtype= and keepdim do not apply then).
+- Errors are exceptions with the library's message: TypeError (a CPU array, an unsupported
+  dtype), IndexError (a dim out of range), ValueError (a bad argument), WarpfoldError (a CUDA
+  failure).
+"""
+from . import _reductions
+from ._library import WarpfoldError, library
+
+__all__ = ["sum", "prod", "min", "max", "argmin", "argmax", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "reduce_segments", "segment_sum", "release_cached_memory", "WarpfoldError", "version"]
+
+
+def sum(x, dim=None, keepdim=False, dtype=None, *, axis=None, out=None):  # noqa: A001 (the name users expect)
+    """The sum over dim (every axis by default)."""
+    return _reductions.reduce("sum", x, dim, keepdim, dtype, axis, out=out)
+
+
+def prod(x, dim=None, keepdim=False, dtype=None, *, axis=None, out=None):
+    """The product over dim."""
+    return _reductions.reduce("prod", x, dim, keepdim, dtype, axis, out=out)
+
+
+def min(x, dim=None, keepdim=False, dtype=None, *, axis=None, out=None):  # noqa: A001
+    """The smallest value over dim (NaN wins, as in torch and NumPy)."""
+    return _reductions.reduce("min", x, dim, keepdim, dtype, axis, out=out)
+
+
+def max(x, dim=None, keepdim=False, dtype=None, *, axis=None, out=None):  # noqa: A001
+    """The largest value over dim (NaN wins)."""
+    return _reductions.reduce("max", x, dim, keepdim, dtype, axis, out=out)
+
+
+def argmin(x, dim=None, keepdim=False, *, axis=None):
+    """The index of the first smallest value over dim, as int64."""
+    return _reductions.reduce("argmin", x, dim, keepdim, None, axis)
+
+
+def argmax(x, dim=None, keepdim=False, *, axis=None):
+    """The index of the first largest value over dim, as int64."""
+    return _reductions.reduce("argmax", x, dim, keepdim, None, axis)
+
+
+def bitwise_and(x, dim=None, keepdim=False, *, axis=None):
+    """The bitwise AND over dim, for integer arrays."""
+    return _reductions.reduce("bit_and", x, dim, keepdim, None, axis, name="bitwise_and")
+
+
+def bitwise_or(x, dim=None, keepdim=False, *, axis=None):
+    """The bitwise OR over dim, for integer arrays."""
+    return _reductions.reduce("bit_or", x, dim, keepdim, None, axis, name="bitwise_or")
+
+
+def bitwise_xor(x, dim=None, keepdim=False, *, axis=None):
+    """The bitwise XOR over dim, for integer arrays."""
+    return _reductions.reduce("bit_xor", x, dim, keepdim, None, axis, name="bitwise_xor")
+
+
+_SEGMENT_OPS = {"sum": "sum", "prod": "prod", "min": "min", "max": "max", "argmin": "argmin", "argmax": "argmax",
+                "bitwise_and": "bit_and", "bitwise_or": "bit_or", "bitwise_xor": "bit_xor"}
+
+
+def reduce_segments(x, offsets, op="sum"):
+    """out[s] = op over x[offsets[s]:offsets[s + 1]], for a contiguous x (read flat) and a 1-D
+    int64 GPU array of boundaries (CSR style; a segment may be empty, giving op's identity)."""
+    if op not in _SEGMENT_OPS:
+        raise ValueError("warpfold.reduce_segments: op must be one of " + ", ".join(_SEGMENT_OPS) + "; got " + repr(op))
+    return _reductions.reduce_segments(_SEGMENT_OPS[op], x, offsets)
+
+
+def segment_sum(x, offsets):
+    """reduce_segments(x, offsets, "sum")."""
+    return _reductions.reduce_segments("sum", x, offsets, name="segment_sum")
+
+
+def release_cached_memory():
+    """Frees the scratch memory that warpfold caches on every device."""
+    from ._library import check
+    check(library().warpfold_release_cached_memory())
+
+
+def version():
+    """The C library's version."""
+    return library().warpfold_version().decode()
+
+
+__version__ = "0.2.0"

@@ -1,0 +1,146 @@
+"""Loads libwarpfold_c.so (include/warpfold/c_api.h) with ctypes and declares its functions.
+
+Why ctypes over a C interface, not a compiled extension module: an extension is tied to one
+Python version (3.11 here, 3.12 on our GPU machine), while one C shared library serves every
+Python that can load it, and needs no Python headers or build tools beyond CMake and nvcc.
+"""
+import ctypes
+import os
+import pathlib
+
+OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "argmin": 4, "argmax": 5, "bit_and": 6, "bit_or": 7, "bit_xor": 8}
+
+# warpfold_dtype codes, by NumPy-style name.
+DTYPES = {
+    "int8": 0, "int16": 1, "int32": 2, "int64": 3,
+    "uint8": 4, "uint16": 5, "uint32": 6, "uint64": 7,
+    "float16": 8, "bfloat16": 9, "float32": 10, "float64": 11,
+}
+DTYPE_NAMES = {code: name for name, code in DTYPES.items()}
+
+_STATUS = {1: ValueError, 2: RuntimeError, 3: RuntimeError}
+
+LIBRARY_NAME = "libwarpfold_c.so"
+
+
+def _candidates():
+    """Where the library may be: named by WARPFOLD_LIBRARY, installed beside this file (pip
+    install), or built in the source tree (scripts/setup-and-bench builds ./build)."""
+    named = os.environ.get("WARPFOLD_LIBRARY")
+    if named:
+        yield pathlib.Path(named)
+        return
+    here = pathlib.Path(__file__).resolve().parent
+    yield here / LIBRARY_NAME
+    source_tree = here.parent.parent
+    for build in ("build", "build-gpu"):
+        yield source_tree / build / "src" / "capi" / LIBRARY_NAME
+
+
+class WarpfoldError(RuntimeError):
+    """A CUDA failure inside warpfold (out of memory included)."""
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if path.is_file():
+            lib = ctypes.CDLL(str(path))
+            break
+        tried.append(str(path))
+    else:
+        raise ImportError(
+            "warpfold: cannot find " + LIBRARY_NAME + " (looked at " + ", ".join(tried) + "). "
+            "Build it with scripts/setup-and-bench or `cmake --build build --target warpfold_c`, "
+            "install the package with `pip install .`, or name it in WARPFOLD_LIBRARY.")
+    c_int, c_int64, c_void_p = ctypes.c_int, ctypes.c_int64, ctypes.c_void_p
+    lib.warpfold_result_dtype.argtypes = [c_int, c_int]
+    lib.warpfold_result_dtype.restype = c_int
+    lib.warpfold_result_bytes.argtypes = [c_int, c_int]
+    lib.warpfold_result_bytes.restype = c_int
+    lib.warpfold_reduce_axes.argtypes = [c_int, c_int, c_void_p, c_int, ctypes.POINTER(c_int64), c_int,
+                                         ctypes.POINTER(c_int), c_void_p, c_int64, c_void_p]
+    lib.warpfold_reduce_axes.restype = c_int
+    lib.warpfold_reduce_segments.argtypes = [c_int, c_int, c_void_p, c_void_p, c_void_p, c_int64, c_void_p, c_void_p]
+    lib.warpfold_reduce_segments.restype = c_int
+    lib.warpfold_plan_axes.argtypes = [c_int, c_int, c_int, ctypes.POINTER(c_int64), c_int, ctypes.POINTER(c_int),
+                                       ctypes.POINTER(c_int64)]
+    lib.warpfold_plan_axes.restype = c_void_p
+    lib.warpfold_plan_run.argtypes = [c_void_p, c_int, c_void_p, c_void_p, c_void_p]
+    lib.warpfold_plan_run.restype = c_int
+    lib.warpfold_plan_destroy.argtypes = [c_void_p]
+    lib.warpfold_plan_destroy.restype = None
+    lib.warpfold_release_cached_memory.argtypes = []
+    lib.warpfold_release_cached_memory.restype = c_int
+    lib.warpfold_last_error.argtypes = []
+    lib.warpfold_last_error.restype = ctypes.c_char_p
+    lib.warpfold_version.argtypes = []
+    lib.warpfold_version.restype = ctypes.c_char_p
+    return lib
+
+
+_lib = None
+
+
+def library():
+    """The loaded library (loaded on first use, so that `import warpfold` never fails)."""
+    global _lib
+    if _lib is None:
+        _lib = _load()
+    return _lib
+
+
+def check(status):
+    """Raises the library's message as a Python exception when a call failed."""
+    if status == 0:
+        return
+    message = library().warpfold_last_error().decode("utf-8", "replace")
+    if status == 2:
+        raise WarpfoldError(message)
+    raise _STATUS.get(status, RuntimeError)(message)
+
+
+def result_dtype(op, dtype):
+    """The warpfold dtype name that `op` over `dtype` elements gives, or None if the op does
+    not fit the type."""
+    code = library().warpfold_result_dtype(OPS[op], DTYPES[dtype])
+    return DTYPE_NAMES.get(code)
+
+
+def reduce_axes(op, dtype, ptr, extents, axes, out_ptr, out_capacity, stream):
+    rank = len(extents)
+    c_extents = (ctypes.c_int64 * max(rank, 1))(*extents)
+    c_axes = (ctypes.c_int * max(len(axes), 1))(*axes)
+    check(library().warpfold_reduce_axes(OPS[op], DTYPES[dtype], ptr, rank, c_extents, len(axes), c_axes, out_ptr,
+                                          out_capacity, stream))
+
+
+class PreparedAxes:
+    """A warpfold_plan (c_api.h): an axis reduction decided once, run many times."""
+
+    def __init__(self, op, dtype, extents, axes):
+        lib = library()
+        outputs = ctypes.c_int64(0)
+        c_extents = (ctypes.c_int64 * max(len(extents), 1))(*extents)
+        c_axes = (ctypes.c_int * max(len(axes), 1))(*axes)
+        handle = lib.warpfold_plan_axes(OPS[op], DTYPES[dtype], len(extents), c_extents, len(axes), c_axes,
+                                        ctypes.byref(outputs))
+        if not handle:
+            check(1 if b"CUDA" not in lib.warpfold_last_error() else 2)
+        self.handle, self.outputs = handle, outputs.value
+        self._run, self._destroy = lib.warpfold_plan_run, lib.warpfold_plan_destroy
+
+    def run(self, device, in_ptr, out_ptr, stream):
+        status = self._run(self.handle, device, in_ptr, out_ptr, stream)
+        if status:
+            check(status)
+
+    def __del__(self):
+        destroy = getattr(self, "_destroy", None)
+        if destroy is not None and self.handle:
+            destroy(self.handle)
+            self.handle = None
+
+
+def reduce_segments(op, dtype, ptr, begin_ptr, end_ptr, segments, out_ptr, stream):
+    check(library().warpfold_reduce_segments(OPS[op], DTYPES[dtype], ptr, begin_ptr, end_ptr, segments, out_ptr, stream))

@@ -1,0 +1,282 @@
+"""The reductions: from (array, dim) to one call of the C library, on the caller's stream.
+
+An input must be one block of memory without gaps: C-contiguous, or a permutation of a
+C-contiguous array (a transposed matrix, a permuted tensor). A permuted input is reduced in
+place as the contiguous array that it is in memory, and the result is permuted back, as a
+view. Other strided views (slices with gaps, broadcasts) are refused with a message: they are
+never copied silently.
+"""
+from . import _library
+from ._arrays import adapter_for
+
+_ARG_OPS = ("argmin", "argmax")
+
+
+def normalize_dims(dim, axis, rank, name):
+    """dim (torch) or axis (NumPy): None for every axis, an int, or a sequence of ints;
+    negative ones count from the end. Returns the sorted tuple of axes, or raises."""
+    if dim is not None and axis is not None:
+        raise TypeError("warpfold." + name + ": give dim or axis, not both")
+    chosen = dim if dim is not None else axis
+    if chosen is None:
+        return tuple(range(rank))
+    if isinstance(chosen, int):
+        listed = [chosen]
+    else:
+        try:
+            listed = list(chosen)
+        except TypeError:
+            raise TypeError("warpfold." + name + ": dims must be ints, got " + repr(chosen)) from None
+    result = []
+    for d in listed:
+        if isinstance(d, bool) or not isinstance(d, int):
+            raise TypeError("warpfold." + name + ": dims must be ints, got " + repr(d))
+        if d < -rank or d >= rank:
+            valid = "valid: " + str(-rank) + " to " + str(rank - 1) if rank else "a scalar has no dims"
+            raise IndexError("warpfold." + name + ": dim " + str(d) + " is out of range for an array of rank " +
+                             str(rank) + " (" + valid + ")")
+        d = d + rank if d < 0 else d
+        if d in result:
+            raise ValueError("warpfold." + name + ": dim " + str(d) + " is listed twice")
+        result.append(d)
+    return tuple(sorted(result))
+
+
+def memory_order(shape, strides, name):
+    """The order of the axes in memory, outermost first, for an array without gaps; extent-1
+    axes go where they stand. Raises ValueError for any other strided view."""
+    rank = len(shape)
+    if any(e == 0 for e in shape):
+        return list(range(rank))  # nothing is read
+    moving = [a for a in range(rank) if shape[a] != 1]
+    if any(strides[a] < 0 for a in moving):
+        raise ValueError("warpfold." + name + ": negative strides are not supported (shape " + str(tuple(shape)) +
+                         ", strides " + str(tuple(strides)) + " in elements)")
+    order = sorted(moving, key=lambda a: (-strides[a], a))
+    step = 1
+    for a in reversed(order):
+        if strides[a] != step:
+            raise ValueError(
+                "warpfold." + name + ": the input is a strided view (shape " + str(tuple(shape)) + ", strides " +
+                str(tuple(strides)) + " in elements) that is not one contiguous block; warpfold reduces arrays "
+                "in place and never copies silently: pass a contiguous copy (x.contiguous() or "
+                "cupy.ascontiguousarray(x)) if a copy is what you want")
+        step *= shape[a]
+    # Unit axes anywhere: keep them at their logical place relative to the others.
+    units = [a for a in range(rank) if shape[a] == 1]
+    result, it = [], iter(order)
+    for a in range(rank):
+        result.append(a if a in units else next(it))
+    return result
+
+
+class _Plan:
+    """Everything about a call that depends only on its op, the input's dtype, shape and
+    strides and the arguments: worked out once (in Python, and in C as a warpfold_plan), then
+    cached, so that a repeated call costs little more than the launch."""
+    __slots__ = ("op", "dtype", "prepared", "outputs", "result_type", "kept_shape", "permute", "unsqueeze",
+                 "bool_cast", "__weakref__")
+
+    def __init__(self, op, info, dims, keepdim, name):
+        result_type = _library.result_dtype(op, info.dtype)
+        if result_type is None:
+            raise TypeError("warpfold." + name + ": needs an integer dtype, got " +
+                            ("bool" if info.is_bool else info.dtype))
+        order = memory_order(info.shape, info.strides, name)  # logical axes, outermost in memory first
+        reduced_in_memory = [a for a in order if a in dims]
+        if op in _ARG_OPS and reduced_in_memory != sorted(reduced_in_memory):
+            raise ValueError("warpfold." + name + ": over several dims of a permuted view, the index order would "
+                             "not be row-major; reduce a contiguous copy, or one dim at a time")
+        extents = [info.shape[a] for a in order]
+        axes = [i for i, a in enumerate(order) if a in dims]
+        kept_in_memory = [a for a in order if a not in dims]
+        outputs = 1
+        for a in kept_in_memory:
+            outputs *= info.shape[a]
+        kept_logical = sorted(kept_in_memory)
+        self.op, self.dtype, self.result_type, self.outputs = op, info.dtype, result_type, outputs
+        self.prepared = _library.PreparedAxes(op, info.dtype, extents, axes)
+        self.kept_shape = tuple(info.shape[a] for a in kept_in_memory)
+        # A permuted input: the result is permuted back (a view).
+        self.permute = None if kept_in_memory == kept_logical else tuple(kept_in_memory.index(a) for a in kept_logical)
+        self.unsqueeze = tuple(dims) if keepdim else ()
+        # A bool input is read as uint8: sums and products count in int64 (as torch does); the
+        # other ops give bools.
+        self.bool_cast = None
+        if info.is_bool and op not in _ARG_OPS:
+            self.bool_cast = "int64" if op in ("sum", "prod") else "bool"
+
+
+_plans = {}
+_MAX_PLANS = 4096
+
+
+def _remember(cache, key, value):
+    if len(cache) >= _MAX_PLANS:
+        cache.clear()
+    cache[key] = value
+
+
+def _plan_for(op, arrays, dim, keepdim, axis, name):
+    key = arrays.key()
+    if key is not None:
+        key = (op, key, dim if not isinstance(dim, list) else tuple(dim),
+               axis if not isinstance(axis, list) else tuple(axis), keepdim)
+        plan = _plans.get(key)
+        if plan is not None:
+            return plan
+    info = arrays.info
+    plan = _Plan(op, info, normalize_dims(dim, axis, len(info.shape), name), keepdim, name)
+    if key is not None:
+        _remember(_plans, key, plan)
+    return plan
+
+
+def reduce(op, x, dim=None, keepdim=False, dtype=None, axis=None, name=None, out=None):
+    if _torch_tensor is not None and isinstance(x, _torch_tensor) and x.is_cuda:
+        try:
+            key = (op, x.dtype, x.shape, x.stride(), dim, axis, keepdim, dtype,
+                   None if out is None else (type(out), out.dtype, out.shape, out.stride(), out.is_cuda))
+            fast = _torch_calls.get(key)
+        except (TypeError, AttributeError):  # an unhashable dim (a list), an out= that is not a tensor
+            key = fast = None
+        if fast is not None:
+            return fast(x, out)
+    else:
+        key = None
+    name = name or op
+    arrays = adapter_for(x)
+    plan = _plan_for(op, arrays, dim, keepdim, axis, name)
+    if out is not None:
+        result = _reduce_into(plan, arrays, out, name)
+    else:
+        result = _reduce_new(plan, arrays, dtype)
+    if key is not None:  # checked and done once: the next such call takes the short way
+        _remember(_torch_calls, key, _torch_call(plan, arrays, out is not None, dtype))
+    return result
+
+
+def _reduce_new(plan, arrays, dtype):
+    is_arg = plan.op in _ARG_OPS
+    with arrays.on_device():
+        result = arrays.empty((plan.outputs * 2,) if is_arg else (plan.outputs,),
+                              arrays.dtype("int64" if is_arg else plan.result_type))
+        plan.prepared.run(-1, arrays.ptr(), arrays.pointer(result), arrays.stream())
+        if is_arg:
+            result = arrays.indices_of_pairs(result, plan.kept_shape)
+        else:
+            result = arrays.reshape(result, plan.kept_shape)
+        if plan.permute is not None:
+            result = arrays.permute(result, plan.permute)
+        for a in plan.unsqueeze:
+            result = arrays.unsqueeze(result, a)
+        if plan.bool_cast is not None:
+            result = arrays.cast(result, arrays.dtype(plan.bool_cast))
+        if dtype is not None:
+            result = arrays.cast(result, dtype)
+    return arrays.finish(result)
+
+
+def _reduce_into(plan, arrays, out, name):
+    """out=: the caller's C-contiguous array of the result's dtype and element count (the
+    outputs in row-major order of the kept dims as they lie in memory)."""
+    if plan.op in _ARG_OPS or plan.bool_cast is not None:
+        raise ValueError("warpfold." + name + ": out= is not supported for argmin, argmax or bool inputs")
+    target = adapter_for(out)
+    t = target.info
+    elements = 1
+    for e in t.shape:
+        elements *= e
+    if t.dtype != plan.result_type or t.is_bool:
+        raise TypeError("warpfold." + name + ": out= must have the result's dtype " + plan.result_type + ", not " +
+                        ("bool" if t.is_bool else t.dtype))
+    if elements != plan.outputs:
+        raise ValueError("warpfold." + name + ": out= holds " + str(elements) + " elements; the result has " +
+                         str(plan.outputs))
+    if memory_order(t.shape, t.strides, name) != list(range(len(t.shape))):
+        raise ValueError("warpfold." + name + ": out= must be C-contiguous")
+    with arrays.on_device():
+        plan.prepared.run(-1, arrays.ptr(), target.ptr(), arrays.stream())
+    return out
+
+
+# The short way for torch tensors: per (op, dtype, shape, strides, arguments), once a call has
+# been checked and planned, a function that does only what each call must: allocate the
+# result, launch on the tensor's device and current stream, shape the result.
+_torch_tensor = None
+_torch_calls = {}
+
+
+def _note_torch(torch):
+    global _torch_tensor
+    _torch_tensor = torch.Tensor
+
+
+def _torch_call(plan, arrays, into_out, dtype):
+    torch = arrays.torch
+    run = _library.library().warpfold_plan_run
+    handle = plan.prepared.handle
+    prepared = plan.prepared  # keeps the C plan alive as long as this function
+    raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw_stream is None:
+        def raw_stream(device):
+            return torch.cuda.current_stream(device).cuda_stream
+    check = _library.check
+
+    if into_out:
+        def call(x, out):
+            device = x.get_device()
+            status = run(handle, device, x.data_ptr(), out.data_ptr(), raw_stream(device))
+            if status:
+                check(status)
+            return out
+        call.prepared = prepared
+        return call
+
+    empty = torch.empty
+    is_arg = plan.op in _ARG_OPS
+    simple = not is_arg and plan.permute is None and not plan.unsqueeze and plan.bool_cast is None and dtype is None
+    if simple:  # the result is allocated in its final shape
+        shape, result_dtype = plan.kept_shape, getattr(torch, plan.result_type)
+
+        def call(x, out):
+            device = x.get_device()
+            result = empty(shape, dtype=result_dtype, device=device)
+            status = run(handle, device, x.data_ptr(), result.data_ptr(), raw_stream(device))
+            if status:
+                check(status)
+            return result
+        call.prepared = prepared
+        return call
+
+    def call(x, out):
+        a = adapter_for(x)
+        return _reduce_new(plan, a, dtype)
+    return call
+
+
+def reduce_segments(op, x, offsets, name=None):
+    name = name or "reduce_segments"
+    arrays = adapter_for(x)
+    info = arrays.info
+    bounds = adapter_for(offsets)
+    if bounds.info.dtype != "int64" or len(bounds.info.shape) != 1 or (bounds.info.shape[0] > 1 and
+                                                                       bounds.info.strides[0] != 1):
+        raise TypeError("warpfold." + name + ": offsets must be a contiguous 1-D int64 GPU array of segments + 1 "
+                        "boundaries")
+    if bounds.info.shape[0] < 1:
+        raise ValueError("warpfold." + name + ": offsets needs at least one boundary")
+    if memory_order(info.shape, info.strides, name) != list(range(len(info.shape))):
+        raise ValueError("warpfold." + name + ": the input must be C-contiguous")
+    result_type = _library.result_dtype(op, info.dtype)
+    if result_type is None:
+        raise TypeError("warpfold." + name + ": needs an integer dtype, got " + info.dtype)
+    segments = bounds.info.shape[0] - 1
+    with arrays.on_device():
+        stream = arrays.stream()
+        out = arrays.empty((segments * 2,) if op in _ARG_OPS else (segments,),
+                           arrays.dtype("int64" if op in _ARG_OPS else result_type))
+        _library.reduce_segments(op, info.dtype, info.ptr, bounds.info.ptr, bounds.info.ptr + 8, segments,
+                                 arrays.pointer(out), stream)
+        result = arrays.indices_of_pairs(out, (segments,)) if op in _ARG_OPS else out
+    return arrays.finish(result)
