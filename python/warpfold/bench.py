@@ -37,10 +37,12 @@ import math
 import statistics
 import sys
 
+# The columns of `warpfold bench --axis --csv` (so the files plot and check side by side),
+# then the case's name.
 COLUMNS = [
-    "impl", "case", "dtype", "shape", "dims", "bytes_in", "bytes_out", "time_us", "time_min_us", "time_max_us", "gbps",
+    "impl", "dtype", "shape", "dims", "bytes_in", "bytes_out", "time_us", "time_min_us", "time_max_us", "gbps",
     "ceiling_gbps", "pct_of_ceiling", "device", "family", "n", "bytes", "launches", "trials", "batch", "buffers",
-    "status", "note",
+    "status", "note", "case",
 ]
 SHAPES = [(8192, 8192), (65536, 1024), (1024, 65536), (4194304, 16), (16, 4194304), (1048576, 64), (64, 1048576),
           (16777216, 4)]
@@ -113,7 +115,7 @@ def parse_args(argv):
                         help="warpfold, torch, cupy (default all three)")
     parser.add_argument("--sweep", action="store_true", help="full sums of 1 x 2^10 ... 2^30 floats, not the axis cases")
     parser.add_argument("--segments", action="store_true",
-                        help="segmented sums (2^26 floats, mean lengths 1 to 65536) instead of the axis cases")
+                        help="segmented sums (2^26 floats, mean lengths 1 to 2^20) instead of the axis cases")
     parser.add_argument("--all", action="store_true", help="the sweep, the axis cases and the segments, one CSV")
     parser.add_argument("--stream", choices=("current", "new"), default="current",
                         help="run on the framework's current stream (default: the legacy default stream) or on a "
@@ -472,7 +474,7 @@ class SegmentCase:
         return 8 * (self.segments + 1)
 
 
-SEGMENT_MEANS = [1, 16, 64, 1024, 65536]
+SEGMENT_MEANS = [1, 16, 64, 1024, 8192, 16384, 65536, 1048576]
 
 
 class Session:
@@ -647,7 +649,8 @@ def main(argv):
     for problem in problems:
         print(f"warpfold.bench: {problem}", file=sys.stderr)
     if not backends:
-        print("warpfold.bench: nothing can run here: needs python3 with torch or cupy on a CUDA GPU",
+        print("warpfold.bench: neither torch nor cupy can run here: needs python3 with torch or cupy on a CUDA GPU "
+              "(warpfold from Python needs one of them too)",
               file=sys.stderr)
         return 1
     if ceiling and ceiling_device and ceiling_device != backends[0].device_name:

@@ -1,6 +1,7 @@
-// scripts/compare_torch without a GPU: its CSV header is the axis bench's (so the two files plot
-// and check side by side), a bad command line is refused before anything is imported, and
-// without torch and cupy it says so and fails. Skipped where no python3 is found.
+// scripts/compare_torch (python -m warpfold.bench) without a GPU: its CSV header is the axis
+// bench's, then `case` (so the files plot and check side by side), a bad command line is
+// refused before anything is imported, and without torch and cupy it says so and fails.
+// Skipped where no python3 is found.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -39,7 +40,7 @@ TEST(CompareTorchScript, WritesTheAxisBenchsColumns) {
   EXPECT_EQ(status, 0);
   std::string wanted;
   for (const std::string& c : warpfold::bench::axis_csv_columns()) wanted += (wanted.empty() ? "" : ",") + c;
-  EXPECT_EQ(header, wanted + "\n");
+  EXPECT_EQ(header, wanted + ",case\n");
 }
 
 TEST(CompareTorchScript, RefusesBadCommandLines) {
