@@ -222,12 +222,14 @@ def test_torch_errors():
 def test_torch_runs_on_the_current_stream_and_in_a_cuda_graph():
     torch = _torch()
     n = (1 << 22) + 3  # many blocks: the call needs scratch, which the graph then owns
+    # The input is made on a non-blocking stream and the result read there, with no
+    # synchronization in between: a call on any other stream would race with both.
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):
-        x = torch.arange(n, device="cuda", dtype=torch.float64)
-        total = warpfold.sum(x)
-    side.synchronize()
-    assert total.item() == n * (n - 1) / 2
+        for k in range(1, 4):
+            x = torch.full((n,), float(k), device="cuda", dtype=torch.float64)
+            total = warpfold.sum(x)
+            assert total.item() == k * n
 
     static_in = torch.zeros(n, device="cuda", dtype=torch.float64)
     warpfold.sum(static_in)  # torch warms up its own kernels before capture; ours need none
@@ -273,11 +275,11 @@ def test_cupy(op):
     with pytest.raises(ValueError, match="strided view"):
         warpfold.sum(cupy.ones((4, 12), dtype=cupy.float32)[:, ::2])
     stream = cupy.cuda.Stream(non_blocking=True)
-    with stream:
-        x = cupy.arange(1 << 20, dtype=cupy.float64)
-        total = warpfold.sum(x)
-    stream.synchronize()
-    assert float(total) == (1 << 20) * ((1 << 20) - 1) / 2
+    with stream:  # made, reduced and read on one stream, with no synchronization in between
+        for k in range(1, 4):
+            x = cupy.full(1 << 22, float(k), dtype=cupy.float64)
+            total = warpfold.sum(x)
+            assert float(total) == k * (1 << 22)
 
 
 def test_jax():

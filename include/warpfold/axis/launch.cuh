@@ -102,6 +102,11 @@ inline int flat_row_log2(bool vectorized, std::int64_t row_vectors) {
   return -1;
 }
 
+// The fewest segments for which a warp per segment balances: four per resident warp.
+inline std::int64_t segments_for_warp_teams(const device::device_facts& dev) {
+  return 4 * std::int64_t(dev.sm_count) * dev.max_threads_per_sm / blocks::warp_size;
+}
+
 // At most one resident wave, and no block without a full round of loads to issue.
 template <typename Kernel>
 unsigned flat_grid(std::int64_t vectors, Kernel kernel, const device::device_facts& dev) {
@@ -231,11 +236,19 @@ void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::l
   }
 }
 
-// Segments by offsets: a warp each, at most one resident wave of blocks.
+// Segments by offsets: a warp each when there are at least four segments per resident warp,
+// else a block each (axis/segments_kernel.cuh says why); at most one resident wave of blocks.
 template <typename T, typename Acc, typename Op, typename ToAcc>
 void launch_segments(const T* in, const std::int64_t* begins, const std::int64_t* ends, std::int64_t segments, Acc* out,
                      Op op, ToAcc to_acc, device::launcher& l) {
   if (segments == 0) return;
+  if (segments < segments_for_warp_teams(l.facts())) {
+    auto kernel = segments_by_block_kernel<T, Acc, Op, ToAcc>;
+    const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, segments_block, l.device());
+    l.launch(kernel, static_cast<unsigned>(std::min(segments, wave)), segments_block, in, begins, ends, segments, out, op,
+             to_acc);
+    return;
+  }
   auto kernel = segments_kernel<T, Acc, Op, ToAcc>;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, segments_block, l.device());
   const std::int64_t work = blocks::ceil_div(segments, segments_block / blocks::warp_size);

@@ -18,6 +18,7 @@ inline constexpr int max_devices = 64;
 struct device_facts {
   int device = 0;
   int sm_count = 0;
+  int max_threads_per_sm = 0;  // resident threads per SM (2048 on an H100)
 };
 
 // The current device, whose kernels and scratch a call uses.
@@ -40,6 +41,7 @@ inline const device_facts& facts_of(int device) {
     device_facts f;
     f.device = device;
     WARPFOLD_CUDA_CHECK(cudaDeviceGetAttribute(&f.sm_count, cudaDevAttrMultiProcessorCount, device));
+    WARPFOLD_CUDA_CHECK(cudaDeviceGetAttribute(&f.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
     facts[device] = f;
     known[device].store(true, std::memory_order_release);
   }
