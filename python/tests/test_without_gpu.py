@@ -81,9 +81,12 @@ def test_arg_results_are_16_byte_pairs():
 def test_library_errors_become_exceptions_with_its_message():
     # A bitwise op of floats is refused before anything touches a GPU.
     with pytest.raises(ValueError, match="bit_and needs an integer dtype"):
-        _library.reduce_axes("bit_and", "float32", 0, [4], [0], 0, 1, 0)
+        _library.PreparedAxes("bit_and", "float32", [4], [0])
     with pytest.raises(ValueError, match="rank 9 is not supported"):
-        _library.reduce_axes("sum", "float32", 0, [1] * 9, [0], 0, 1, 0)
+        _library.PreparedAxes("sum", "float32", [1] * 9, [0])
+    with pytest.raises(ValueError, match="out of range"):
+        _library.PreparedAxes("sum", "float32", [3, 4], [2])
+    assert _library.PreparedAxes("sum", "float32", [3, 4], [1]).outputs == 3
 
 
 def test_host_arrays_are_refused():

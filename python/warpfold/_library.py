@@ -58,9 +58,6 @@ def _load():
     lib.warpfold_result_dtype.restype = c_int
     lib.warpfold_result_bytes.argtypes = [c_int, c_int]
     lib.warpfold_result_bytes.restype = c_int
-    lib.warpfold_reduce_axes.argtypes = [c_int, c_int, c_void_p, c_int, ctypes.POINTER(c_int64), c_int,
-                                         ctypes.POINTER(c_int), c_void_p, c_int64, c_void_p]
-    lib.warpfold_reduce_axes.restype = c_int
     lib.warpfold_reduce_segments.argtypes = [c_int, c_int, c_void_p, c_void_p, c_void_p, c_int64, c_void_p, c_void_p]
     lib.warpfold_reduce_segments.restype = c_int
     lib.warpfold_plan_axes.argtypes = [c_int, c_int, c_int, ctypes.POINTER(c_int64), c_int, ctypes.POINTER(c_int),
@@ -107,14 +104,6 @@ def result_dtype(op, dtype):
     return DTYPE_NAMES.get(code)
 
 
-def reduce_axes(op, dtype, ptr, extents, axes, out_ptr, out_capacity, stream):
-    rank = len(extents)
-    c_extents = (ctypes.c_int64 * max(rank, 1))(*extents)
-    c_axes = (ctypes.c_int * max(len(axes), 1))(*axes)
-    check(library().warpfold_reduce_axes(OPS[op], DTYPES[dtype], ptr, rank, c_extents, len(axes), c_axes, out_ptr,
-                                          out_capacity, stream))
-
-
 class PreparedAxes:
     """A warpfold_plan (c_api.h): an axis reduction decided once, run many times."""
 
@@ -125,8 +114,8 @@ class PreparedAxes:
         c_axes = (ctypes.c_int * max(len(axes), 1))(*axes)
         handle = lib.warpfold_plan_axes(OPS[op], DTYPES[dtype], len(extents), c_extents, len(axes), c_axes,
                                         ctypes.byref(outputs))
-        if not handle:
-            check(1 if b"CUDA" not in lib.warpfold_last_error() else 2)
+        if not handle:  # planning makes no CUDA call: its errors are bad arguments
+            check(1)
         self.handle, self.outputs = handle, outputs.value
         self._run, self._destroy = lib.warpfold_plan_run, lib.warpfold_plan_destroy
 
