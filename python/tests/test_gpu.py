@@ -282,6 +282,26 @@ def test_cupy(op):
             assert float(total) == k * (1 << 22)
 
 
+class CudaArrayInterfaceOnly:
+    """An array that offers nothing but __cuda_array_interface__ (as Numba's do)."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor  # keeps the memory alive
+        self.__cuda_array_interface__ = tensor.__cuda_array_interface__
+
+
+def test_cuda_array_interface():
+    _torch()  # makes the tensors behind the interface
+    values = make_values((64, 1023), "float32", seed=400)
+    t = torch_tensor(values, "float32")
+    got = warpfold.sum(CudaArrayInterfaceOnly(t), dim=1)
+    assert_matches("sum", got, values, (1,), "float32")
+    got = warpfold.argmax(CudaArrayInterfaceOnly(t.t()), dim=0)  # a transposed view
+    assert_matches("argmax", got, values.T, (0,), "float32")
+    with pytest.raises(ValueError, match="strided view"):
+        warpfold.sum(CudaArrayInterfaceOnly(t[:, ::2]))
+
+
 def test_jax():
     try:
         import jax

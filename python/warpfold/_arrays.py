@@ -194,6 +194,14 @@ _DL_CUDA, _DL_CUDA_MANAGED = 2, 13
 _DL_CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 6: "bool"}
 
 
+def _row_major_strides(shape):
+    strides, step = [], 1
+    for e in reversed(shape):
+        strides.insert(0, step)
+        step *= e
+    return strides
+
+
 def _dlpack_info(capsule):
     get = ctypes.pythonapi.PyCapsule_GetPointer
     get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
@@ -207,13 +215,7 @@ def _dlpack_info(capsule):
     if name not in DTYPES:
         raise _unsupported_dtype(name)
     shape = [t.shape[i] for i in range(t.ndim)]
-    if t.strides:
-        strides = [t.strides[i] for i in range(t.ndim)]
-    else:
-        strides, step = [], 1
-        for e in reversed(shape):
-            strides.insert(0, step)
-            step *= e
+    strides = [t.strides[i] for i in range(t.ndim)] if t.strides else _row_major_strides(shape)
     return ArrayInfo(t.data + t.byte_offset, shape, strides, name, t.device.device_id, kind == "bool")
 
 
@@ -250,11 +252,10 @@ class ForeignArrays:
                 raise _unsupported_dtype(dt)
             shape = cai["shape"]
             if cai.get("strides") is None:
-                strides, step = [], 1
-                for e in reversed(shape):
-                    strides.insert(0, step)
-                    step *= e
+                strides = _row_major_strides(shape)
             else:
+                if any(s % dt.itemsize for s in cai["strides"]):
+                    raise ValueError("warpfold: strides that are not a whole number of elements are not supported")
                 strides = [s // dt.itemsize for s in cai["strides"]]
             # CAI does not name the device: the array is taken to be on the current one.
             self.info = ArrayInfo(cai["data"][0], shape, strides, name, None, is_bool)
