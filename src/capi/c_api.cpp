@@ -162,6 +162,25 @@ class device_for_call {
 
 }  // namespace
 
+namespace {
+
+// What one output element of op over dtype is: {-1, -1} when the op does not fit the type.
+struct result_description {
+  int dtype = -1;
+  int bytes = -1;
+};
+
+result_description result_of(int op, int dtype) {
+  result_description d;
+  with_element_type(dtype, [&](auto t) {
+    using T = decltype(t);
+    with_op<T>(op, [&](auto o) { describe_result<decltype(o), T>(d.dtype, d.bytes); });
+  });
+  return d;
+}
+
+}  // namespace
+
 struct warpfold_plan {
   std::int64_t outputs = 0;
   // in, out, the output's capacity (checked against the outputs by the C++ API), stream
@@ -203,23 +222,9 @@ std::unique_ptr<warpfold_plan> make_plan(int op, int dtype, int rank, const int6
 
 extern "C" {
 
-int warpfold_result_dtype(int op, int dtype) {
-  int result = -1, bytes = -1;
-  with_element_type(dtype, [&](auto t) {
-    using T = decltype(t);
-    with_op<T>(op, [&](auto o) { describe_result<decltype(o), T>(result, bytes); });
-  });
-  return result;
-}
+int warpfold_result_dtype(int op, int dtype) { return result_of(op, dtype).dtype; }
 
-int warpfold_result_bytes(int op, int dtype) {
-  int result = -1, bytes = -1;
-  with_element_type(dtype, [&](auto t) {
-    using T = decltype(t);
-    with_op<T>(op, [&](auto o) { describe_result<decltype(o), T>(result, bytes); });
-  });
-  return bytes;
-}
+int warpfold_result_bytes(int op, int dtype) { return result_of(op, dtype).bytes; }
 
 int warpfold_reduce_axes(int op, int dtype, const void* in, int rank, const int64_t* extents, int axis_count,
                          const int* axes, void* out, int64_t out_capacity, void* stream) {
