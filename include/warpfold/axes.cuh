@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "warpfold/axes.hpp"
@@ -21,11 +22,27 @@
 namespace warpfold {
 namespace detail {
 
+// argmin/argmax report indices, so their reduced axes are visited in the view's order.
+template <typename Op>
+inline constexpr bool reports_indices = std::is_same_v<Op, op::argmin> || std::is_same_v<Op, op::argmax>;
+
+// The plan of a call, with the view's strides checked against its shape.
+template <typename Op>
+axis::plan axis_plan(const shape& in, const strides* view, const axes& reduce, const char* api) {
+  if (view && view->rank() != in.rank())
+    throw invalid_argument(std::string(api) + ": " + std::to_string(view->rank()) + " strides for shape " +
+                           in.to_string() + " of rank " + std::to_string(in.rank()));
+  return axis::make_plan(in, view ? view->data() : nullptr, reduce, reports_indices<Op>, api);
+}
+
 // Checks everything about an axis call before anything runs; returns its plan.
-template <typename T>
-axis::plan checked_axis_plan(const T* d_in, const shape& in, const axes& reduce, const std::string& api, int device) {
-  const axis::plan p = axis::make_plan(in, reduce, api.c_str());
-  require_device_input(d_in, p.outputs == 0 || p.reduced == 0 ? 0 : in.elements(), api.c_str(), device);
+template <typename Op, typename T>
+axis::plan checked_axis_plan(const T* d_in, const shape& in, const strides* view, const axes& reduce,
+                             const std::string& api, int device) {
+  const axis::plan p = axis_plan<Op>(in, view, reduce, api.c_str());
+  const bool reads = p.outputs > 0 && p.reduced > 0;
+  require_device_input(d_in, reads ? axis::view_span(in, view ? view->data() : nullptr, api.c_str()) : 0, api.c_str(),
+                       device);
   return p;
 }
 
@@ -45,13 +62,14 @@ std::vector<Acc> run_to_host(std::int64_t outputs, cudaStream_t stream, const st
 
 
 template <typename Op, typename T>
-void reduce_axes_into(const T* d_in, const shape& in, const axes& reduce, axis_result_t<Op, T>* d_out,
-                      std::int64_t out_capacity, cudaStream_t stream, const scratch_space* scratch) {
+void reduce_axes_into(const T* d_in, const shape& in, const strides* view, const axes& reduce,
+                      axis_result_t<Op, T>* d_out, std::int64_t out_capacity, cudaStream_t stream,
+                      const scratch_space* scratch) {
   using Acc = axis_result_t<Op, T>;
   check_op_fits<Op, T>();
   static const std::string api = std::string(api_name<Op>()) + "_axes";  // built once, not per call
   const int device = device::current_device();
-  const axis::plan p = checked_axis_plan(d_in, in, reduce, api, device);
+  const axis::plan p = checked_axis_plan<Op>(d_in, in, view, reduce, api, device);
   if (out_capacity < p.outputs)
     throw invalid_argument(api + ": the output holds " + std::to_string(out_capacity) + " values, but reducing shape " +
                            in.to_string() + " writes " + std::to_string(p.outputs));
@@ -62,13 +80,13 @@ void reduce_axes_into(const T* d_in, const shape& in, const axes& reduce, axis_r
 }
 
 template <typename Op, typename T>
-std::vector<axis_result_t<Op, T>> reduce_axes_to_host(const T* d_in, const shape& in, const axes& reduce,
-                                                      cudaStream_t stream) {
+std::vector<axis_result_t<Op, T>> reduce_axes_to_host(const T* d_in, const shape& in, const strides* view,
+                                                      const axes& reduce, cudaStream_t stream) {
   using Acc = axis_result_t<Op, T>;
   check_op_fits<Op, T>();
   static const std::string api = std::string(api_name<Op>()) + "_axes";  // built once, not per call
   const int device = device::current_device();
-  const axis::plan p = checked_axis_plan(d_in, in, reduce, api, device);
+  const axis::plan p = checked_axis_plan<Op>(d_in, in, view, reduce, api, device);
   return run_to_host<Acc>(p.outputs, stream, api, [&](Acc* out) {
     device::launcher l(device, stream, nullptr);
     axis::launch<T, Acc>(d_in, p, out, Op{}, element_to_accumulator<Op, Acc>(), l);
@@ -76,10 +94,10 @@ std::vector<axis_result_t<Op, T>> reduce_axes_to_host(const T* d_in, const shape
 }
 
 template <typename Op, typename T>
-std::size_t reduce_axes_scratch_bytes(const T* d_in, const shape& in, const axes& reduce) {
+std::size_t reduce_axes_scratch_bytes(const T* d_in, const shape& in, const strides* view, const axes& reduce) {
   using Acc = axis_result_t<Op, T>;
   check_op_fits<Op, T>();
-  const axis::plan p = axis::make_plan(in, reduce, "warpfold::reduce_axes_scratch_bytes");
+  const axis::plan p = axis_plan<Op>(in, view, reduce, "warpfold::reduce_axes_scratch_bytes");
   device::launcher dry = device::launcher::dry_run(device::current_device());
   axis::launch<T, Acc>(d_in, p, static_cast<Acc*>(nullptr), Op{}, element_to_accumulator<Op, Acc>(), dry);
   return device::scratch_bytes_for(dry.requested());

@@ -2,13 +2,19 @@
 // them. The definitions are in <warpfold/axes.cuh>; the project compiles every op x type
 // of the production reduce once, in src/axis/.
 //
-// The input is a row-major (C-contiguous) array of rank 0 to 8. Any set of its axes is
-// reduced, like torch.sum(x, dim) or numpy.sum(x, axis):
+// The input is an array of rank 0 to 8: row-major (C-contiguous), or any strided view given
+// by its element strides (transposed, permuted, sliced, stepped, broadcast), read in place.
+// Any set of its axes is reduced, like torch.sum(x, dim) or numpy.sum(x, axis):
 //
 //   // x is 4096 x 16 floats on the device
 //   std::vector<float> rows = warpfold::sum_axes(d_x, {4096, 16}, {1});   // 4096 row sums
 //   warpfold::max_axes(d_x, {4096, 16}, {0}, d_out, 16, stream);          // 16 column maxima, async
+//   // x.T, a 16 x 4096 view, summed along its dim 1 (the same 16 column sums)
+//   std::vector<float> t = warpfold::sum_axes(d_x, {16, 4096}, warpfold::strides{1, 16}, {1});
 //
+// The plan comes from where the axes lie in memory, not from their order in the shape
+// (axis/plan.hpp), so a transposed or permuted view runs as fast as the contiguous array
+// it is a view of.
 // - The output is row-major over the kept axes, in their order. Keeping the reduced axes
 //   as size 1 (keepdims) changes only the reported shape, not the memory: see
 //   reduced_shape().
@@ -27,7 +33,9 @@
 //
 // Errors (warpfold::invalid_argument; nothing is launched or written): a rank above 8, a
 // negative extent, an axis out of range, a duplicate axis, a shape whose element count
-// overflows int64, a null or host pointer, and an output capacity smaller than the output.
+// overflows int64, strides of another rank than the shape, a negative stride, a null or host
+// pointer (for a view: anywhere in the memory it spans), and an output capacity smaller than
+// the output.
 // (d_out may be null when the output has no elements.)
 #pragma once
 
@@ -106,6 +114,45 @@ class axes {
   std::vector<int> list_;
 };
 
+// Element strides of a strided view, one per axis of its shape (not bytes: torch's
+// x.stride(), or NumPy's x.strides divided by the item size). With shape{16, 4096},
+// strides{1, 16} is the transpose of a 4096 x 16 row-major matrix; a slice x[:, 1:-1] of a
+// 4096 x 16 matrix is shape{4096, 14}, strides{16, 1}, starting at d_x + 1. Any stride >= 0
+// is accepted: 0 is a broadcast axis, and views whose elements overlap are read as they are.
+// Negative strides are refused. The reductions read the view in place, never a copy.
+class strides {
+ public:
+  strides() = default;
+  strides(std::initializer_list<std::int64_t> list) { assign(list.begin(), list.end()); }
+  explicit strides(const std::vector<std::int64_t>& list) { assign(list.begin(), list.end()); }
+  // The row-major strides of `in` (the last axis 1).
+  static strides row_major(const shape& in) {
+    strides s;
+    s.rank_ = in.rank();
+    std::int64_t step = 1;
+    for (int a = in.rank() - 1; a >= 0; --a) {
+      s.values_[a] = step;
+      step *= in[a] > 0 ? in[a] : 1;
+    }
+    return s;
+  }
+  int rank() const { return rank_; }
+  std::int64_t operator[](int axis) const { return values_[axis]; }
+  const std::int64_t* data() const { return values_.data(); }
+
+ private:
+  template <typename It>
+  void assign(It first, It last) {
+    for (; first != last; ++first) {
+      if (rank_ == max_rank)
+        throw invalid_argument("warpfold::strides: rank above " + std::to_string(max_rank) + " is not supported");
+      values_[rank_++] = *first;
+    }
+  }
+  std::array<std::int64_t, max_rank> values_{};
+  int rank_ = 0;
+};
+
 // The output's shape: the kept axes in order, or with the reduced ones as 1 (keep_dims).
 // Throws invalid_argument for the same bad axes as the reductions do.
 inline shape reduced_shape(const shape& in, const axes& reduce, bool keep_dims = false);
@@ -117,15 +164,17 @@ using axis_result_t = reduce_result_t<Op, T>;
 namespace detail {
 
 // Defined in axes.cuh and compiled for every op x type in src/axis/. `stream` is already
-// resolved (stream.hpp); a null `scratch` means the library's pool.
+// resolved (stream.hpp); a null `scratch` means the library's pool; a null `view` means
+// row-major, else it holds one stride per axis.
 template <typename Op, typename T>
-void reduce_axes_into(const T* d_in, const shape& in, const axes& reduce, axis_result_t<Op, T>* d_out,
-                      std::int64_t out_capacity, cudaStream_t stream, const scratch_space* scratch);
+void reduce_axes_into(const T* d_in, const shape& in, const strides* view, const axes& reduce,
+                      axis_result_t<Op, T>* d_out, std::int64_t out_capacity, cudaStream_t stream,
+                      const scratch_space* scratch);
 template <typename Op, typename T>
-std::vector<axis_result_t<Op, T>> reduce_axes_to_host(const T* d_in, const shape& in, const axes& reduce,
-                                                      cudaStream_t stream);
+std::vector<axis_result_t<Op, T>> reduce_axes_to_host(const T* d_in, const shape& in, const strides* view,
+                                                      const axes& reduce, cudaStream_t stream);
 template <typename Op, typename T>
-std::size_t reduce_axes_scratch_bytes(const T* d_in, const shape& in, const axes& reduce);
+std::size_t reduce_axes_scratch_bytes(const T* d_in, const shape& in, const strides* view, const axes& reduce);
 template <typename Op, typename T>
 void reduce_segments_into(const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end, std::int64_t segments,
                           axis_result_t<Op, T>* d_out, cudaStream_t stream);
@@ -143,22 +192,43 @@ template <typename Op, typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_
 void reduce_axes(const T* d_in, const shape& in, const axes& reduce, axis_result_t<Op, T>* d_out, std::int64_t out_capacity,
                  cudaStream_t stream, const scratch_space& scratch = {}) {
   check_op_fits<Op, T>();
-  detail::reduce_axes_into<Op, T>(d_in, in, reduce, d_out, out_capacity, detail::callers_stream<PerThread>(stream),
-                                  detail::callers_scratch(scratch));
+  detail::reduce_axes_into<Op, T>(d_in, in, nullptr, reduce, d_out, out_capacity,
+                                  detail::callers_stream<PerThread>(stream), detail::callers_scratch(scratch));
 }
 // Blocking: returns the output on the host.
 template <typename Op, typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
 std::vector<axis_result_t<Op, T>> reduce_axes(const T* d_in, const shape& in, const axes& reduce,
                                               cudaStream_t stream = nullptr) {
   check_op_fits<Op, T>();
-  return detail::reduce_axes_to_host<Op, T>(d_in, in, reduce, detail::callers_stream<PerThread>(stream));
+  return detail::reduce_axes_to_host<Op, T>(d_in, in, nullptr, reduce, detail::callers_stream<PerThread>(stream));
+}
+// The same over a strided view: d_in is the view's first element, and element (i0, i1, ...)
+// is d_in[i0 * view[0] + i1 * view[1] + ...]. The output is row-major over the kept axes,
+// as for a contiguous array; argmin/argmax indices count in the view's reduced axes.
+template <typename Op, typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+void reduce_axes(const T* d_in, const shape& in, const strides& view, const axes& reduce, axis_result_t<Op, T>* d_out,
+                 std::int64_t out_capacity, cudaStream_t stream, const scratch_space& scratch = {}) {
+  check_op_fits<Op, T>();
+  detail::reduce_axes_into<Op, T>(d_in, in, &view, reduce, d_out, out_capacity, detail::callers_stream<PerThread>(stream),
+                                  detail::callers_scratch(scratch));
+}
+template <typename Op, typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+std::vector<axis_result_t<Op, T>> reduce_axes(const T* d_in, const shape& in, const strides& view, const axes& reduce,
+                                              cudaStream_t stream = nullptr) {
+  check_op_fits<Op, T>();
+  return detail::reduce_axes_to_host<Op, T>(d_in, in, &view, reduce, detail::callers_stream<PerThread>(stream));
 }
 // The bytes of caller scratch that reduce_axes of this input needs on the current device
 // (0: none). It depends on the input's alignment and the device, not on its values.
 template <typename Op, typename T>
 std::size_t reduce_axes_scratch_bytes(const T* d_in, const shape& in, const axes& reduce) {
   check_op_fits<Op, T>();
-  return detail::reduce_axes_scratch_bytes<Op, T>(d_in, in, reduce);
+  return detail::reduce_axes_scratch_bytes<Op, T>(d_in, in, nullptr, reduce);
+}
+template <typename Op, typename T>
+std::size_t reduce_axes_scratch_bytes(const T* d_in, const shape& in, const strides& view, const axes& reduce) {
+  check_op_fits<Op, T>();
+  return detail::reduce_axes_scratch_bytes<Op, T>(d_in, in, &view, reduce);
 }
 
 // Segmented reduce, as cub::DeviceSegmentedReduce: output i reduces d_in[d_begin[i] ..
@@ -205,6 +275,17 @@ std::vector<axis_result_t<Op, T>> reduce_fixed_segments(const T* d_in, std::int6
   void name##_axes(const T* d_in, const shape& in, const axes& reduce, axis_result_t<op::name, T>* d_out,         \
                    std::int64_t out_capacity, cudaStream_t stream, const scratch_space& scratch = {}) {          \
     reduce_axes<op::name, T, PerThread>(d_in, in, reduce, d_out, out_capacity, stream, scratch);                 \
+  }                                                                                                              \
+  template <typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>                                     \
+  std::vector<axis_result_t<op::name, T>> name##_axes(const T* d_in, const shape& in, const strides& view,        \
+                                                      const axes& reduce, cudaStream_t stream = nullptr) {       \
+    return reduce_axes<op::name, T, PerThread>(d_in, in, view, reduce, stream);                                  \
+  }                                                                                                              \
+  template <typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>                                     \
+  void name##_axes(const T* d_in, const shape& in, const strides& view, const axes& reduce,                      \
+                   axis_result_t<op::name, T>* d_out, std::int64_t out_capacity, cudaStream_t stream,            \
+                   const scratch_space& scratch = {}) {                                                          \
+    reduce_axes<op::name, T, PerThread>(d_in, in, view, reduce, d_out, out_capacity, stream, scratch);           \
   }
 WARPFOLD_DECLARE_AXES_OP(sum)
 WARPFOLD_DECLARE_AXES_OP(prod)

@@ -7,13 +7,13 @@
 #include "warpfold/axes.cuh"
 
 #define WARPFOLD_INSTANTIATE_AXES_OP(Op, T)                                                                              \
-  template void warpfold::detail::reduce_axes_into<Op, T>(const T*, const warpfold::shape&, const warpfold::axes&,      \
-                                                          warpfold::axis_result_t<Op, T>*, std::int64_t, cudaStream_t,  \
-                                                          const warpfold::scratch_space*);                              \
+  template void warpfold::detail::reduce_axes_into<Op, T>(                                                              \
+      const T*, const warpfold::shape&, const warpfold::strides*, const warpfold::axes&, warpfold::axis_result_t<Op, T>*, \
+      std::int64_t, cudaStream_t, const warpfold::scratch_space*);                                                      \
   template std::vector<warpfold::axis_result_t<Op, T>> warpfold::detail::reduce_axes_to_host<Op, T>(                     \
-      const T*, const warpfold::shape&, const warpfold::axes&, cudaStream_t);                                            \
-  template std::size_t warpfold::detail::reduce_axes_scratch_bytes<Op, T>(const T*, const warpfold::shape&,              \
-                                                                          const warpfold::axes&);                        \
+      const T*, const warpfold::shape&, const warpfold::strides*, const warpfold::axes&, cudaStream_t);                  \
+  template std::size_t warpfold::detail::reduce_axes_scratch_bytes<Op, T>(                                               \
+      const T*, const warpfold::shape&, const warpfold::strides*, const warpfold::axes&);                                \
   template void warpfold::detail::reduce_segments_into<Op, T>(const T*, const std::int64_t*, const std::int64_t*,       \
                                                               std::int64_t, warpfold::axis_result_t<Op, T>*,            \
                                                               cudaStream_t);                                            \

@@ -453,14 +453,14 @@ std::vector<naive_output> planned_reduction(const plan& p) {
       for (std::int64_t o = 0; o < p.outputs; ++o)
         for (std::int64_t j = 0; j < p.runs.size() && p.run_length > 0; ++j)
           for (std::int64_t i = 0; i < p.run_length; ++i)
-            outputs[o].offsets.push_back(p.kept.offset(o) + p.runs.offset(j) + i);
+            outputs[o].offsets.push_back(p.kept.offset(o) + p.runs.offset(j) + i * p.inner_stride);
       break;
     case plan_kind::columns:
       for (std::int64_t b = 0; b < p.kept.size(); ++b)
         for (std::int64_t c = 0; c < p.columns; ++c)
           for (std::int64_t j = 0; j < p.runs.size(); ++j) {
-            const std::int64_t o = b * p.columns + c;
-            if (o < p.outputs) outputs[o].offsets.push_back(p.kept.offset(b) + c + p.runs.offset(j));
+            const std::int64_t o = p.kept_out.offset(b) + c * p.column_out_stride;
+            if (o < p.outputs) outputs[o].offsets.push_back(p.kept.offset(b) + c * p.inner_stride + p.runs.offset(j));
           }
       break;
   }
@@ -591,6 +591,213 @@ TEST(AxisPlanBruteForce, RandomShapesAndAxisSets) {
     EXPECT_TRUE(result) << "trial " << trial;
     if (!result) break;
   }
+}
+
+// ---- strided views: the plan against a naive loop over the view's own strides ----
+
+// For each output (row-major over the kept axes), the offsets it reduces, in row-major order
+// over the reduced axes, computed from the extents and strides alone.
+std::vector<naive_output> naive_view_reduction(const std::vector<std::int64_t>& extents,
+                                               const std::vector<std::int64_t>& strides, const std::vector<bool>& reduced) {
+  const int rank = static_cast<int>(extents.size());
+  std::vector<int> kept_axes, reduced_axes;
+  for (int a = 0; a < rank; ++a) (reduced[a] ? reduced_axes : kept_axes).push_back(a);
+  auto odometer = [&](const std::vector<int>& list, auto&& f) {
+    for (int a : list)
+      if (extents[a] == 0) return;
+    std::vector<std::int64_t> index(list.size(), 0);
+    while (true) {
+      std::int64_t offset = 0;
+      for (std::size_t i = 0; i < list.size(); ++i) offset += index[i] * strides[list[i]];
+      f(offset);
+      int i = static_cast<int>(list.size()) - 1;
+      while (i >= 0 && ++index[i] == extents[list[i]]) index[i--] = 0;
+      if (i < 0) return;
+    }
+  };
+  std::vector<naive_output> outputs;
+  odometer(kept_axes, [&](std::int64_t base) {
+    naive_output out;
+    odometer(reduced_axes, [&](std::int64_t offset) { out.offsets.push_back(base + offset); });
+    outputs.push_back(std::move(out));
+  });
+  return outputs;
+}
+
+// `in_order`: the plan must visit each output's elements in the view's reduced row-major
+// order (argmin/argmax); otherwise in any order, each exactly as often as the view holds it.
+::testing::AssertionResult view_plan_matches_naive(const std::vector<std::int64_t>& extents,
+                                                   const std::vector<std::int64_t>& strides, const std::vector<int>& list,
+                                                   bool in_order) {
+  const int rank = static_cast<int>(extents.size());
+  std::vector<bool> reduced(rank, false);
+  for (int a : list) reduced[a] = true;
+  const shape in(extents);
+  const plan p = make_plan(in, strides.data(), axes(list), in_order, "test");
+  std::vector<naive_output> expected = naive_view_reduction(extents, strides, reduced);
+  auto fail = [&]() {
+    auto f = ::testing::AssertionFailure() << describe(in, axes(list)) << " strides (";
+    for (int a = 0; a < rank; ++a) f << (a ? ", " : "") << strides[a];
+    return f << "), " << (in_order ? "in order" : "any order") << ", plan kind " << kind_name(p.kind) << ": ";
+  };
+  if (p.outputs != static_cast<std::int64_t>(expected.size()))
+    return fail() << "outputs " << p.outputs << ", expected " << expected.size();
+  if (p.outputs == 0) return ::testing::AssertionSuccess();
+  std::vector<naive_output> got = planned_reduction(p);
+  const std::int64_t span = warpfold::axis::view_span(in, strides.data(), "test");
+  for (std::size_t o = 0; o < expected.size(); ++o) {
+    if (!in_order) {
+      std::sort(got[o].offsets.begin(), got[o].offsets.end());
+      std::sort(expected[o].offsets.begin(), expected[o].offsets.end());
+    }
+    if (got[o].offsets != expected[o].offsets) {
+      auto f = fail() << "output " << o << " reduces {";
+      for (std::size_t i = 0; i < got[o].offsets.size() && i < 12; ++i) f << (i ? ", " : "") << got[o].offsets[i];
+      f << "}, expected {";
+      for (std::size_t i = 0; i < expected[o].offsets.size() && i < 12; ++i) f << (i ? ", " : "") << expected[o].offsets[i];
+      return f << "}";
+    }
+    for (std::int64_t offset : got[o].offsets)
+      if (offset < 0 || offset >= span) return fail() << "offset " << offset << " outside the view's span " << span;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(AxisPlanViews, TransposedMatrixPlansAsTheContiguousMatrixItIs) {
+  // x is a row-major 4096 x 16 matrix; x.T has shape (16, 4096) and strides (1, 16).
+  const std::int64_t transposed[] = {1, 16};
+  const plan over_rows = make_plan(shape{16, 4096}, transposed, axes{1}, false, "test");  // x.T.sum(1) = x.sum(0)
+  EXPECT_EQ(over_rows.kind, plan_kind::columns);
+  EXPECT_EQ(over_rows.columns, 16);
+  EXPECT_EQ(over_rows.column_out_stride, 1);
+  EXPECT_EQ(to_dims(over_rows.runs), (dims{{4096, 16}}));
+  const plan over_columns = make_plan(shape{16, 4096}, transposed, axes{0}, false, "test");  // = x.sum(1)
+  EXPECT_EQ(over_columns.kind, plan_kind::rows);
+  EXPECT_EQ(over_columns.run_length, 16);
+  EXPECT_EQ(to_dims(over_columns.kept), (dims{{4096, 16}}));
+  EXPECT_EQ(over_columns.runs.count, 0);
+  // Every axis of a permutation of a contiguous array is one contiguous run: a full reduction,
+  // unless indices matter (argmin/argmax count in the view's order).
+  EXPECT_EQ(make_plan(shape{16, 4096}, transposed, axes{0, 1}, false, "test").kind, plan_kind::full);
+  EXPECT_EQ(make_plan(shape{16, 4096}, transposed, axes{0, 1}, true, "test").kind, plan_kind::rows);
+}
+
+TEST(AxisPlanViews, PermutedKeptAxesWriteTheOutputInTheViewsOrder) {
+  // A contiguous [A=3, B=5, C=7] permuted to (C, A, B): strides (1, 35, 7). Reducing A leaves
+  // (C, B) in that order, while memory holds B outside C: columns of C, out stride B.
+  const std::int64_t permuted[] = {1, 35, 7};
+  const plan p = make_plan(shape{7, 3, 5}, permuted, axes{1}, false, "test");
+  EXPECT_EQ(p.kind, plan_kind::columns);
+  EXPECT_EQ(p.columns, 7);
+  EXPECT_EQ(p.column_out_stride, 5);
+  EXPECT_EQ(to_dims(p.kept), (dims{{5, 7}}));
+  EXPECT_EQ(to_dims(p.kept_out), (dims{{5, 1}}));
+  EXPECT_TRUE(view_plan_matches_naive({7, 3, 5}, {1, 35, 7}, {1}, true));
+}
+
+TEST(AxisPlanViews, SlicesKeepTheirParentsStrides) {
+  // x[:, 1:-1] of a 6 x 10 matrix: shape (6, 8), strides (10, 1); rows of 8, 10 apart.
+  const std::int64_t sliced[] = {10, 1};
+  const plan p = make_plan(shape{6, 8}, sliced, axes{1}, false, "test");
+  EXPECT_EQ(p.kind, plan_kind::rows);
+  EXPECT_EQ(p.run_length, 8);
+  EXPECT_EQ(to_dims(p.kept), (dims{{6, 10}}));
+  const plan q = make_plan(shape{6, 8}, sliced, axes{0}, false, "test");
+  EXPECT_EQ(q.kind, plan_kind::columns);
+  EXPECT_EQ(to_dims(q.runs), (dims{{6, 10}}));
+}
+
+TEST(AxisPlanViews, SteppedViewsReadAlongTheSmallestStride) {
+  // x[:, ::2] of a 4 x 10 matrix: rows of 5 elements 2 apart, or columns 2 apart.
+  const std::int64_t every_other[] = {10, 2};
+  const plan p = make_plan(shape{4, 5}, every_other, axes{1}, false, "test");
+  EXPECT_EQ(p.kind, plan_kind::rows);
+  EXPECT_EQ(p.run_length, 5);
+  EXPECT_EQ(p.inner_stride, 2);
+  EXPECT_EQ(to_dims(p.kept), (dims{{4, 10}}));
+  const plan q = make_plan(shape{4, 5}, every_other, axes{0}, false, "test");
+  EXPECT_EQ(q.kind, plan_kind::columns);
+  EXPECT_EQ(q.columns, 5);
+  EXPECT_EQ(q.inner_stride, 2);
+  EXPECT_TRUE(view_plan_matches_naive({4, 5}, {10, 2}, {0}, false));
+  EXPECT_TRUE(view_plan_matches_naive({4, 5}, {10, 2}, {1}, true));
+}
+
+TEST(AxisPlanViews, OnlyBroadcastAxesAreRunsOfOneElement) {
+  const std::int64_t broadcast[] = {0, 0};
+  const plan p = make_plan(shape{4, 5}, broadcast, axes{1}, false, "test");
+  EXPECT_EQ(p.kind, plan_kind::rows);
+  EXPECT_EQ(p.run_length, 1);
+  EXPECT_EQ(to_dims(p.runs), (dims{{5, 0}}));
+  EXPECT_TRUE(view_plan_matches_naive({4, 5}, {0, 1}, {0}, false)) << "a broadcast row, summed over rows";
+  EXPECT_TRUE(view_plan_matches_naive({4, 5}, {1, 0}, {1}, true)) << "a broadcast row, argmax along it";
+  EXPECT_TRUE(view_plan_matches_naive({4, 5}, {0, 0}, {0, 1}, true)) << "a broadcast scalar";
+}
+
+TEST(AxisPlanViews, NegativeStridesAreRefusedWithTheAxis) {
+  const std::int64_t reversed[] = {4, -1};
+  expect_invalid([&] { make_plan(shape{3, 4}, reversed, axes{1}, false, "test"); },
+                 {"test", "stride -1", "axis 1", "negative"});
+}
+
+TEST(AxisPlanViews, SpanCoversTheLastElement) {
+  const std::int64_t sliced[] = {10, 1};
+  EXPECT_EQ(warpfold::axis::view_span(shape{6, 8}, sliced, "test"), 5 * 10 + 7 + 1);
+  const std::int64_t broadcast[] = {0, 0};
+  EXPECT_EQ(warpfold::axis::view_span(shape{6, 8}, broadcast, "test"), 1);
+  EXPECT_EQ(warpfold::axis::view_span(shape{6, 0}, sliced, "test"), 0);
+  EXPECT_EQ(warpfold::axis::view_span(shape{6, 8}, nullptr, "test"), 48);
+  const std::int64_t huge[] = {std::int64_t{1} << 62, 1};
+  expect_invalid([&] { warpfold::axis::view_span(shape{3, 2}, huge, "test"); }, {"2^63 - 1"});
+}
+
+TEST(AxisPlanBruteForce, RandomViewsPermutedSlicedSteppedAndBroadcast) {
+  std::mt19937_64 random(warpfold_test::seed_for("axis-plan-views", 0));
+  int checked = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int rank = 1 + static_cast<int>(random() % 6);
+    // A contiguous parent, then a view of it: a permutation, a slice or step per axis, and
+    // now and then a broadcast axis.
+    std::vector<std::int64_t> parent(rank), extents(rank), strides(rank);
+    std::int64_t elements = 1;
+    for (int a = 0; a < rank; ++a) {
+      parent[a] = 1 + static_cast<std::int64_t>(random() % 6);
+      if (elements * parent[a] > 4000) parent[a] = 1;
+      elements *= parent[a];
+    }
+    std::vector<std::int64_t> parent_stride(rank, 1);
+    for (int a = rank - 2; a >= 0; --a) parent_stride[a] = parent_stride[a + 1] * parent[a + 1];
+    std::vector<int> order(rank);
+    for (int a = 0; a < rank; ++a) order[a] = a;
+    if (random() % 2) std::shuffle(order.begin(), order.end(), random);
+    for (int a = 0; a < rank; ++a) {
+      const int from = order[a];
+      const int kind = static_cast<int>(random() % 8);
+      if (kind == 0) {  // broadcast
+        extents[a] = 1 + static_cast<std::int64_t>(random() % 4);
+        strides[a] = 0;
+      } else if (kind == 1 && parent[from] >= 2) {  // every other element
+        extents[a] = (parent[from] + 1) / 2;
+        strides[a] = 2 * parent_stride[from];
+      } else if (kind == 2 && parent[from] >= 3) {  // drop the first and last
+        extents[a] = parent[from] - 2;
+        strides[a] = parent_stride[from];
+      } else {
+        extents[a] = parent[from];
+        strides[a] = parent_stride[from];
+      }
+    }
+    std::vector<int> list;
+    for (int a = 0; a < rank; ++a)
+      if (random() % 2) list.push_back(a);
+    for (bool in_order : {true, false}) {
+      const ::testing::AssertionResult result = view_plan_matches_naive(extents, strides, list, in_order);
+      EXPECT_TRUE(result) << "trial " << trial;
+      if (!result) return;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 5000);
 }
 
 }  // namespace

@@ -1,17 +1,19 @@
-// From (shape, axes) to the few problem kinds the axis kernels know. Host code only, and
-// independent of CUDA kernels, so the CPU tests check it directly.
+// From (shape, strides, axes) to the few problem kinds the axis kernels know. Host code
+// only, and independent of CUDA kernels, so the CPU tests check it directly.
 //
-// Two facts make any rank-8 axis set small:
+// Two facts make any axis set of any view small:
 // - an extent of 1 changes neither addresses nor indices, so it is dropped;
-// - neighbouring axes that are both reduced (or both kept) are one axis of their product
-//   extent in a row-major array.
-// What is left alternates kept and reduced groups, at most four of each. Then:
-// - no kept group: one full reduction (the production kernel);
-// - the last group reduced: "rows": every output reduces `runs` contiguous runs of
+// - neighbouring axes of one kind (both reduced, or both kept) whose strides make them one
+//   walk through memory are one axis of their product extent. In a row-major array every
+//   run of neighbouring reduced (or kept) axes is one axis.
+// Then, from the axis of stride 1, the one that the kernels read along (make_plan says how):
+// - no kept axis and one contiguous reduced run: one full reduction (the production kernel);
+// - the stride-1 axis reduced: "rows": every output reduces `runs` contiguous runs of
 //   `run_length` elements (a [rows, R] matrix reduced along dim 1 has one run per output);
-// - the last group kept: "columns": output (b, c) reduces, over the reduced groups, the
-//   elements at column c of a contiguous run of `columns` kept elements ([R, C] along dim 0).
-// No reduced group (or an empty one) is a "rows" plan with runs of 1 (or 0) elements.
+// - the stride-1 axis kept: "columns": output (b, c) reduces, over the reduced axes, the
+//   elements at column c of a contiguous run of `columns` kept elements ([R, C] along dim 0,
+//   or a transposed [C, R] along dim 1).
+// No reduced axis (or an empty one) is a "rows" plan with runs of 1 (or 0) elements.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +29,7 @@ namespace warpfold::axis {
 
 // Row-major index -> memory offset over up to four (extent, stride) dimensions.
 struct strided_dims {
-  static constexpr int max_dims = 4;
+  static constexpr int max_dims = 8;
   int count = 0;
   std::int64_t extent[max_dims] = {};
   std::int64_t stride[max_dims] = {};
@@ -63,12 +65,20 @@ struct plan {
   // full: reduce `reduced` contiguous elements into one output.
   // rows: output o starts at kept.offset(o); it reduces runs.size() runs of run_length
   //       contiguous elements, run j starting runs.offset(j) further on.
-  // columns: output (b, c), b < kept.size(), c < columns, is d_out[b * columns + c]; it
-  //       reduces the elements at kept.offset(b) + c + runs.offset(j), j < runs.size().
+  // columns: output (b, c), b < kept.size(), c < columns, is
+  //       d_out[kept_out.offset(b) + c * column_out_stride]; it reduces the elements at
+  //       kept.offset(b) + c * inner_stride + runs.offset(j), j < runs.size().
+  // Element i of a run (rows) is i * inner_stride further on. inner_stride is 1 (contiguous
+  // runs or columns) unless the view steps over elements.
+  // Output o of rows, and output (b, c) of columns, reduce their elements in the order given
+  // (j, then the element in the run); argmin/argmax count their indices in it.
   strided_dims kept;
+  strided_dims kept_out;  // columns
   strided_dims runs;
-  std::int64_t run_length = 0;  // rows
-  std::int64_t columns = 0;     // columns
+  std::int64_t run_length = 0;         // rows
+  std::int64_t columns = 0;            // columns
+  std::int64_t column_out_stride = 1;  // columns
+  std::int64_t inner_stride = 1;       // rows and columns
 };
 
 namespace detail {
@@ -109,11 +119,74 @@ inline void check_extents(const shape& in, const char* api) {
   }
 }
 
+// One axis of the input after extent-1 axes are dropped: its extent, its element stride in
+// the input, and (kept axes) its stride in the row-major output.
+struct plan_axis {
+  std::int64_t extent;
+  std::int64_t stride;
+  bool reduced;
+  std::int64_t out_stride = 0;
+};
+
+// Where an axis sits in memory, outermost first: larger strides first, and broadcast axes
+// (stride 0, which never move the address) outside everything.
+inline bool outer_in_memory(const plan_axis& a, const plan_axis& b) {
+  if ((a.stride == 0) != (b.stride == 0)) return a.stride == 0;
+  return a.stride > b.stride;
+}
+
+// Folds each axis into its neighbour when together they step through memory as one axis of
+// their product extent (outer.stride == inner.extent * inner.stride).
+inline std::vector<plan_axis> merge_neighbours(const std::vector<plan_axis>& list) {
+  std::vector<plan_axis> merged;
+  for (const plan_axis& a : list) {
+    if (!merged.empty() && merged.back().reduced == a.reduced && merged.back().stride == a.extent * a.stride) {
+      merged.back().extent *= a.extent;
+      merged.back().stride = a.stride;
+    } else {
+      merged.push_back(a);
+    }
+  }
+  return merged;
+}
+
+inline void push_all(strided_dims& to, const std::vector<plan_axis>& list, bool out_strides = false) {
+  for (const plan_axis& a : list) to.push(a.extent, out_strides ? a.out_stride : a.stride);
+}
+
 }  // namespace detail
 
-inline plan make_plan(const shape& in, const axes& reduce, const char* api) {
+// The plan for a strided view: extent in[a] steps `strides[a]` elements (any stride >= 0:
+// transposed, permuted, sliced, broadcast; overlapping views are read as they are). A null
+// `strides` means row-major. `indices_matter` (argmin/argmax): the reduced axes are then
+// visited in row-major order, so that indices count as the view's logical index; otherwise
+// they are visited in memory order, which merges more of them into long runs.
+//
+// The plan comes from where the axes lie in memory, not from their order in the shape:
+// - logical neighbours that are contiguous in memory merge (a row-major array's groups);
+// - the reduced axes are ordered outermost-first in memory, and merged again there;
+// - the axis of stride 1 is the one the kernels read along: reduced, it is the rows' run
+//   (each output reads contiguous runs); kept, it is the columns (neighbouring outputs are
+//   neighbouring addresses, and threads read along them).
+// - a view whose smallest stride is above 1 (x[:, ::2]) reads along that axis, element by
+//   element (inner_stride); one with nothing to read along (only broadcast axes) is planned as
+//   rows of runs of one element: correct for any strides, at the cost of index arithmetic per
+//   element.
+inline plan make_plan(const shape& in, const std::int64_t* strides, const axes& reduce, bool indices_matter,
+                      const char* api) {
   detail::check_extents(in, api);
   const std::vector<bool> flags = detail::reduced_flags(in, reduce, api);
+  std::vector<std::int64_t> row_major(in.rank());
+  std::int64_t step = 1;
+  for (int a = in.rank() - 1; a >= 0; --a) {
+    row_major[a] = step;
+    step *= std::max<std::int64_t>(in[a], 1);
+  }
+  for (int a = 0; strides && a < in.rank(); ++a)
+    if (strides[a] < 0)
+      throw invalid_argument(detail::axis_error(api, "stride " + std::to_string(strides[a]) + " of axis " +
+                                                         std::to_string(a) + " is negative; negative strides are not "
+                                                         "supported (make the view with a positive stride)"));
 
   plan p;
   p.outputs = 1;
@@ -125,51 +198,97 @@ inline plan make_plan(const shape& in, const axes& reduce, const char* api) {
     return p;
   }
 
-  // Groups of neighbouring non-unit axes of one kind, with their row-major strides.
-  struct group {
-    bool reduced;
-    std::int64_t extent;
-    std::int64_t stride;
-  };
-  std::vector<group> groups;
-  std::int64_t stride = 1;
-  for (int a = in.rank() - 1; a >= 0; --a) {
-    if (in[a] == 1) continue;
-    if (!groups.empty() && groups.back().reduced == flags[a]) {
-      groups.back().extent *= in[a];
-    } else {
-      groups.push_back({flags[a], in[a], stride});
-    }
-    stride *= in[a];
+  // The non-unit axes in the shape's order; logical neighbours that are one axis in memory
+  // merge, which keeps both the output order and the reduced indices row-major.
+  std::vector<detail::plan_axis> list;
+  for (int a = 0; a < in.rank(); ++a)
+    if (in[a] != 1) list.push_back({in[a], strides ? strides[a] : row_major[a], flags[a]});
+  list = detail::merge_neighbours(list);
+  std::vector<detail::plan_axis> kept, reduced;
+  for (const detail::plan_axis& a : list) (a.reduced ? reduced : kept).push_back(a);
+  // Neighbours among the kept (or the reduced) axes alone merge too: in a permuted view a
+  // reduced axis may sit between two kept axes that are one walk through memory. Row-major
+  // order over the kept axes (the output) and over the reduced ones (indices) is unchanged.
+  kept = detail::merge_neighbours(kept);
+  reduced = detail::merge_neighbours(reduced);
+  step = 1;
+  for (int i = static_cast<int>(kept.size()) - 1; i >= 0; --i) {
+    kept[i].out_stride = step;
+    step *= kept[i].extent;
   }
-  // groups runs from the innermost outwards; strided_dims wants the outermost first.
-  std::vector<group> outer_first(groups.rbegin(), groups.rend());
 
-  bool any_kept = false, any_reduced = false;
-  for (const group& g : groups) (g.reduced ? any_reduced : any_kept) = true;
-
-  if (!any_kept) {
+  if (list.empty()) {  // one element (a scalar, or every extent 1)
     p.kind = plan_kind::full;
     return p;
   }
-  if (!any_reduced) {  // a copy: output o is element o, converted
+  if (reduced.empty()) {  // a copy: output o is element o, converted
     p.kind = plan_kind::rows;
-    p.kept.push(p.outputs, 1);
+    detail::push_all(p.kept, kept);
     p.run_length = 1;
     return p;
   }
-  if (groups.front().reduced) {
-    p.kind = plan_kind::rows;
-    p.run_length = groups.front().extent;
-    for (std::size_t i = 0; i + 1 < outer_first.size(); ++i)
-      (outer_first[i].reduced ? p.runs : p.kept).push(outer_first[i].extent, outer_first[i].stride);
-  } else {
-    p.kind = plan_kind::columns;
-    p.columns = groups.front().extent;
-    for (std::size_t i = 0; i + 1 < outer_first.size(); ++i)
-      (outer_first[i].reduced ? p.runs : p.kept).push(outer_first[i].extent, outer_first[i].stride);
+  if (!indices_matter) {
+    std::stable_sort(reduced.begin(), reduced.end(), detail::outer_in_memory);
+    reduced = detail::merge_neighbours(reduced);
   }
+  // The axis the kernels read along: the one of the smallest stride (1, unless the view
+  // steps over elements, as x[:, ::2] does). A reduced one must be the last reduced axis, so
+  // that (run, element) still counts the reduced indices in order.
+  std::int64_t inner = 0;
+  for (const std::vector<detail::plan_axis>* group : {&kept, &reduced})
+    for (const detail::plan_axis& a : *group)
+      if (a.stride > 0 && (inner == 0 || a.stride < inner)) inner = a.stride;
+  const bool inner_run = inner > 0 && reduced.back().stride == inner;
+  int inner_column = -1;
+  for (int i = 0; i < static_cast<int>(kept.size()); ++i)
+    if (inner > 0 && kept[i].stride == inner) inner_column = i;
+
+  if (kept.empty() && reduced.size() == 1 && inner_run && inner == 1) {
+    p.kind = plan_kind::full;
+    return p;
+  }
+  if (inner_run || inner_column < 0) {
+    p.kind = plan_kind::rows;
+    detail::push_all(p.kept, kept);
+    if (inner_run) {
+      p.run_length = reduced.back().extent;
+      p.inner_stride = inner;
+      reduced.pop_back();
+    } else {
+      p.run_length = 1;  // nothing to read along (only broadcast axes, or argmin over a permuted view)
+    }
+    detail::push_all(p.runs, reduced);
+    return p;
+  }
+  p.kind = plan_kind::columns;
+  p.columns = kept[inner_column].extent;
+  p.column_out_stride = kept[inner_column].out_stride;
+  p.inner_stride = inner;
+  kept.erase(kept.begin() + inner_column);
+  detail::push_all(p.kept, kept);
+  detail::push_all(p.kept_out, kept, true);
+  detail::push_all(p.runs, reduced);
   return p;
+}
+
+// A row-major array.
+inline plan make_plan(const shape& in, const axes& reduce, const char* api) {
+  return make_plan(in, nullptr, reduce, true, api);
+}
+
+// The elements from a view's first element to one past its last (0 for an empty view):
+// what must be device memory. Throws if an offset overflows int64.
+inline std::int64_t view_span(const shape& in, const std::int64_t* strides, const char* api) {
+  std::int64_t last = 0;
+  for (int a = 0; a < in.rank(); ++a) {
+    if (in[a] == 0) return 0;
+    const std::int64_t stride = strides ? strides[a] : 0;
+    std::int64_t step = 0;
+    if (__builtin_mul_overflow(in[a] - 1, stride, &step) || __builtin_add_overflow(last, step, &last))
+      throw invalid_argument(detail::axis_error(api, "the strides of shape " + in.to_string() +
+                                                         " reach past 2^63 - 1 elements"));
+  }
+  return strides ? last + 1 : in.elements();
 }
 
 }  // namespace warpfold::axis
