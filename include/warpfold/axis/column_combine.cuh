@@ -41,9 +41,10 @@ WARPFOLD_DEVICE Acc combine_column(Acc value, int tx, Op op) {
 // reduction, so it takes the same thread layout (cx columns by Block / cx splits, then
 // combine_column), rather than one thread walking all splits of a column one dependent load
 // after another. `columns` is a power of two.
+// Column k goes to out[k * out_step].
 template <int Block, typename Acc, typename Op>
 WARPFOLD_DEVICE void combine_splits(const Acc* partials, std::int64_t splits, std::int64_t columns, Acc* out,
-                                    std::int64_t valid_columns, Op op) {
+                                    std::int64_t valid_columns, Op op, std::int64_t out_step = 1) {
   const int cx = columns < Block ? static_cast<int>(columns) : Block;
   const int cy = blockDim.x / cx;
   const int x = threadIdx.x % cx, y = threadIdx.x / cx;
@@ -60,7 +61,7 @@ WARPFOLD_DEVICE void combine_splits(const Acc* partials, std::int64_t splits, st
     }
     for (; s < splits; s += cy) total = op(total, blocks::load_from_other_blocks(partials + s * columns + k));
     total = combine_column<Block>(total, cx, op);
-    if (threadIdx.x < cx && k < valid_columns) out[k] = total;
+    if (threadIdx.x < cx && k < valid_columns) out[k * out_step] = total;
   }
 }
 

@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(columns_block, 2)
     const std::int64_t group = w / shape.splits, split = w % shape.splits;
     const std::int64_t b = group / shape.tiles, tile = group % shape.tiles;
     const std::int64_t item = tile * tx + x;  // this thread's column item
-    const T* column = in + p.kept.offset(b) + item * per_item;
+    const T* column = in + p.kept.offset(b) + item * (shape.vectorized ? per_item : p.inner_stride);
     // The splits interleave: split s takes row blocks s, s + splits, ... of ty rows each, so
     // at any moment the whole grid reads one contiguous stretch of the array, as a full
     // reduction does, instead of `splits` stretches far apart.
@@ -138,16 +138,27 @@ __global__ void __launch_bounds__(columns_block, 2)
     for (int e = 0; e < vector_size; ++e) {
       if (e < per_item) total[e] = combine_column<columns_block>(acc[e], tx, op);  // the same for the whole block
     }
-    if (threadIdx.x < tx && (shape.splits > 1 || item < shape.items)) {
-      Acc* to = shape.splits == 1 ? out + b * p.columns + first_column + std::int64_t(x) * per_item
-                                  : partials + w * tile_columns + std::int64_t(x) * per_item;  // this split's slots
-      store_items(to, total, per_item, shape.vector_store);
+    // Output column c of b is out[kept_out.offset(b) + c * column_out_stride]: 1 unless the
+    // view's kept axes lie in memory in another order than in the output (a permuted view).
+    Acc* out_b = out + p.kept_out.offset(b);
+    const std::int64_t out_step = p.column_out_stride;
+    if (threadIdx.x < tx && shape.splits == 1 && item < shape.items) {
+      const std::int64_t c = first_column + std::int64_t(x) * per_item;
+      if (out_step == 1) {
+        store_items(out_b + c, total, per_item, shape.vector_store);
+      } else {
+#pragma unroll
+        for (int e = 0; e < vector_size; ++e)
+          if (e < per_item) out_b[(c + e) * out_step] = total[e];
+      }
     }
     if (shape.splits == 1) continue;
+    if (threadIdx.x < tx)  // this split's slots
+      store_items(partials + w * tile_columns + std::int64_t(x) * per_item, total, per_item, shape.vector_store);
 
     if (!blocks::block_arrives_last(scratch.counters + group, static_cast<unsigned int>(shape.splits))) continue;
     combine_splits<columns_block>(partials + group * shape.splits * tile_columns, shape.splits, tile_columns,
-                                  out + b * p.columns + first_column, p.columns - first_column, op);
+                                  out_b + first_column * out_step, p.columns - first_column, op, out_step);
     __syncthreads();  // every thread is done reading the group's partials
     if (threadIdx.x == 0) blocks::count_group_finished(scratch.finished);
   }

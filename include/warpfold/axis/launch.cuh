@@ -76,17 +76,36 @@ inline std::int64_t balanced_grid(std::int64_t work, std::int64_t wave) {
   return blocks::ceil_div(work, rounds);
 }
 
-// How short_rows_kernel would take plan p's rows (one run per output): as 16-byte vectors
-// when every row starts aligned, and how many lanes per row.
+// Whether every row (rows: each run; columns: each row of columns) of plan p starts 16-byte
+// aligned and is whole vectors, so that the kernels may read it 16 bytes at a time with no
+// head or tail. A row-major array needs only an aligned start and a length that is whole
+// vectors; a view's strides must also be whole vectors.
+template <typename T>
+bool rows_vector_aligned(const T* in, const plan& p, std::int64_t row_length) {
+  constexpr int V = blocks::vector16<T>::size;
+  if (p.inner_stride != 1 || !blocks::is_vector_aligned(in) || row_length % V != 0) return false;
+  for (const strided_dims* d : {&p.kept, &p.runs})
+    for (int i = 0; i < d->count; ++i)
+      if (d->stride[i] % V != 0) return false;
+  return true;
+}
+
+// How short_rows_kernel would take plan p's outputs: as 16-byte vectors when every run starts
+// aligned, and how many lanes per output. Regular rows (one run each, a fixed stride apart)
+// take the kernel's fast path.
 template <typename T>
 short_rows_shape short_rows_shape_for(const T* in, const plan& p) {
   constexpr int V = blocks::vector16<T>::size;
   short_rows_shape shape{};
   shape.rows = p.outputs;
+  shape.regular = p.runs.count == 0 && p.kept.count <= 1;
   shape.row_stride = p.kept.count ? p.kept.stride[0] : 0;
   shape.row_length = p.run_length;
-  shape.vectorized = blocks::is_vector_aligned(in) && shape.row_length % V == 0 && shape.row_stride % V == 0;
+  shape.inner_stride = p.inner_stride;
+  shape.vectorized = rows_vector_aligned(in, p, p.run_length);
   shape.items = shape.vectorized ? shape.row_length / V : shape.row_length;
+  // A group as wide as one run, so that neighbouring groups read neighbouring runs when
+  // the outputs are neighbours in memory (a 4-D array over two interleaved axes).
   shape.group_size = power_of_two_at_least(shape.items, blocks::warp_size);
   const std::int64_t per_lane = blocks::ceil_div(shape.items, shape.group_size);
   shape.rows_in_flight = per_lane <= 1 ? 4 : per_lane <= 2 ? 2 : 1;
@@ -137,18 +156,41 @@ void launch_flat_columns(const T* in, const plan& p, int log2_row_vectors, Acc* 
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch_short_rows(const T* in, const short_rows_shape& shape, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
-  auto kernel = short_rows_kernel<T, Acc, Op, ToAcc>;
-  const std::int64_t rows_per_warp = std::int64_t(blocks::warp_size / shape.group_size) * shape.rows_in_flight;
+void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape, Acc* out, Op op, ToAcc to_acc,
+                       device::launcher& l) {
+  auto kernel = shape.regular ? short_rows_kernel<T, Acc, Op, ToAcc, true> : short_rows_kernel<T, Acc, Op, ToAcc, false>;
+  const std::int64_t rows_per_warp =
+      std::int64_t(blocks::warp_size / shape.group_size) * (shape.regular ? shape.rows_in_flight : 1);
   const std::int64_t warps = blocks::ceil_div(shape.rows, rows_per_warp);
   const std::int64_t work = blocks::ceil_div(warps, short_rows_block / blocks::warp_size);
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, short_rows_block, l.device());
-  l.launch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), short_rows_block, in, shape, out, op, to_acc);
+  l.launch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), short_rows_block, in, p, shape, out, op, to_acc);
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
 void launch_row_chunks(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
-  auto kernel = row_chunks_kernel<T, Acc, Op, ToAcc>;
+
+  // Runs of fewer vectors than the block has threads are short (row_chunks_kernel says how
+  // each mode reads them). Unaligned runs from 64 elements on go to teams sized so that each
+  // lane has about four vectors of its run (at least a vector's elements: the head and tail).
+  constexpr int V = blocks::vector16<T>::size;
+  const std::int64_t run_vectors = blocks::ceil_div(p.run_length, V);
+  runs_mode mode = runs_mode::long_runs;
+  int team = row_chunks_block;
+  if (p.runs.count == 0 && p.inner_stride != 1) {
+    mode = runs_mode::element_lattice;
+  } else if (p.runs.count > 0 && (run_vectors < row_chunks_block || p.inner_stride != 1)) {
+    if (rows_vector_aligned(in, p, p.run_length)) {
+      mode = runs_mode::vector_lattice;
+    } else if (p.run_length >= 64 && p.inner_stride == 1) {
+      mode = runs_mode::unaligned_runs;
+      team = std::max(V, std::min(row_chunks_block, power_of_two_at_most(std::max<std::int64_t>(1, run_vectors / 4))));
+    } else {
+      mode = runs_mode::element_lattice;
+    }
+  }
+  const bool lattice = mode == runs_mode::vector_lattice || mode == runs_mode::element_lattice;
+  auto kernel = lattice ? row_chunks_kernel<T, Acc, Op, ToAcc, true> : row_chunks_kernel<T, Acc, Op, ToAcc, false>;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, row_chunks_block, l.device());
   std::int64_t chunks = 1;
   if (p.outputs < wave && p.outputs <= axis_policy::max_counters) {
@@ -157,6 +199,7 @@ void launch_row_chunks(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc
     const std::int64_t by_partials = std::int64_t(axis_policy::max_partial_bytes / sizeof(Acc)) / p.outputs;
     // Whole waves only: 16 rows of 17 chunks would be 272 items, one more round than 264.
     chunks = std::max<std::int64_t>(1, std::min({wave / p.outputs, by_size, by_partials}));
+    if (mode != runs_mode::long_runs && p.runs.count > 0) chunks = std::min(chunks, p.runs.size());  // whole runs
   }
   const std::int64_t work = p.outputs * chunks;
   // Split outputs: each output a group with an arrival counter of its own, a partial per
@@ -164,14 +207,14 @@ void launch_row_chunks(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc
   const device::scratch_request scratch = chunks > 1
       ? device::scratch_request{p.outputs, p.outputs, work * std::int64_t(sizeof(Acc))} : device::scratch_request{};
   l.launch_with_scratch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), row_chunks_block, 0, scratch, in, p, chunks,
-                        out, op, to_acc);
+                        mode, team, out, op, to_acc);
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc>
 void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
   constexpr int V = blocks::vector16<T>::size;
   columns_shape shape{};
-  shape.vectorized = blocks::is_vector_aligned(in) && p.columns % V == 0;
+  shape.vectorized = rows_vector_aligned(in, p, p.columns);
   shape.items = shape.vectorized ? p.columns / V : p.columns;
   // One [R, C] matrix (no kept axis outside the columns, one reduced axis right above them).
   const bool one_matrix = p.kept.size() == 1 && p.runs.count == 1 && p.runs.stride[0] == p.columns;
@@ -217,15 +260,16 @@ void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::l
       return;
     case plan_kind::rows: {
       const short_rows_shape rows = short_rows_shape_for(in, p);
-      const bool one_run = p.runs.count == 0;
       const bool many_rows = p.outputs >= std::int64_t(l.facts().sm_count) * axis_policy::rows_per_sm_for_groups;
-      const bool contiguous = rows.row_stride == rows.row_length;
+      const bool contiguous = rows.regular && rows.row_stride == rows.row_length;
       const int log2_row_vectors = flat_row_log2(rows.vectorized, rows.items);
-      if (one_run && contiguous && log2_row_vectors >= 0)
+      // A group's work: every item of every run of its output.
+      const std::int64_t output_items = p.runs.size() * rows.items;
+      if (contiguous && log2_row_vectors >= 0)
         launch_flat_rows(in, rows, log2_row_vectors, out, op, to_acc, l);
-      else if (one_run && (rows.items <= axis_policy::always_group_row_items ||
-                      (rows.items <= axis_policy::max_group_row_items && many_rows)))
-        launch_short_rows(in, rows, out, op, to_acc, l);
+      else if (output_items <= axis_policy::always_group_row_items ||
+               (output_items <= axis_policy::max_group_row_items && many_rows))
+        launch_short_rows(in, p, rows, out, op, to_acc, l);
       else
         launch_row_chunks(in, p, out, op, to_acc, l);
       return;

@@ -15,6 +15,7 @@
 
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/axis/plan.hpp"
+#include "warpfold/axis/run_lattice.cuh"
 #include "warpfold/blocks/block_reduce.cuh"
 #include "warpfold/blocks/finish.cuh"
 #include "warpfold/blocks/thread_reduce.cuh"
@@ -36,6 +37,11 @@ struct shift_index {
   WARPFOLD_DEVICE auto operator()(T x, std::int64_t i) const { return to_acc(x, i + first); }
 };
 
+// How a block reads an output's runs: long runs in pieces with the whole block on one run;
+// short runs (and the runs of a stepped view) through the run lattice, in vectors (every run
+// aligned) or elements; unaligned runs of 64 elements and more by teams, each on a run.
+enum class runs_mode { long_runs, vector_lattice, element_lattice, unaligned_runs };
+
 // [begin, end) of chunk `c` of `chunks` over `length` elements, as even as possible and with
 // no product that could overflow.
 struct index_range {
@@ -47,9 +53,12 @@ WARPFOLD_HOST_DEVICE index_range chunk_of(std::int64_t length, std::int64_t chun
   return {begin, begin + base + (c < extra ? 1 : 0)};
 }
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
+// Lattice: compiled apart from the other modes (a template argument, not a runtime branch),
+// so that the lattice's extra registers cannot push the long-run loops into spilling.
+template <typename T, typename Acc, typename Op, typename ToAcc, bool Lattice>
 __global__ void __launch_bounds__(row_chunks_block, 2)
-    row_chunks_kernel(const T* in, plan p, std::int64_t chunks, Acc* out, Op op, ToAcc to_acc, device::scratch_view scratch) {
+    row_chunks_kernel(const T* in, plan p, std::int64_t chunks, runs_mode mode, int team, Acc* out, Op op,
+                      ToAcc to_acc, device::scratch_view scratch) {
   blocks::wait_for_prior_kernels();
   Acc* partials = scratch.partials_as<Acc>();  // used only when chunks > 1
   const std::int64_t run = p.run_length;
@@ -60,14 +69,48 @@ __global__ void __launch_bounds__(row_chunks_block, 2)
     const T* base = in + p.kept.offset(output);
 
     Acc acc = op.template identity<Acc>();
-    if (p.runs.count == 0) {
+    if constexpr (Lattice) {
+      if (p.runs.count == 0) {
+        // One run of a stepped view (x[:, ::2]): element by element, in the grid-stride order
+        // of the contiguous case below, four loads in flight.
+        constexpr int U = 4;
+        const std::int64_t count = chunks * blockDim.x, s = p.inner_stride;
+        std::int64_t i = chunk * blockDim.x + threadIdx.x;
+        for (; i + (U - 1) * count < run; i += U * count) {
+          T x[U];
+#pragma unroll
+          for (int u = 0; u < U; ++u) x[u] = base[(i + u * count) * s];
+#pragma unroll
+          for (int u = 0; u < U; ++u) acc = op(acc, to_acc(x[u], i + u * count));
+        }
+        for (; i < run; i += count) acc = op(acc, to_acc(base[i * s], i));
+      } else {
+        // Several short runs (a [R1, K, R2] array over {0, 2}, a 4-D array over two
+        // interleaved axes): a block on one run at a time would leave most of its threads
+        // idle. Chunk c of the output is the c-th of `chunks` equal shares of its runs, read
+        // through the run lattice.
+        const index_range share = chunk_of(p.runs.size(), chunks, chunk);
+        acc = fold_runs<row_loads_in_flight / 2>(base, p.runs, share.begin, share.end, run, p.inner_stride,
+                                                 mode == runs_mode::vector_lattice, threadIdx.x, blockDim.x, acc,
+                                                 op, to_acc);
+      }
+    } else if (p.runs.count == 0) {
       // One run: the output's blocks stride through it together, block c taking vectors
       // c * 512 + t, (c + chunks) * 512 + t, ..., the production reduce's grid-stride order.
       // At any moment they read one contiguous stretch, which DRAM serves best.
       acc = blocks::thread_reduce_vectorized<row_loads_in_flight, blocks::streaming_vector_load>(
           base, run, chunk * blockDim.x + threadIdx.x, chunks * blockDim.x, op, acc, to_acc);
+    } else if (mode == runs_mode::unaligned_runs) {
+      // Runs of a few hundred elements and more that do not all start 16-byte aligned: teams
+      // of `team` threads take whole runs (chunk c the c-th share of them), each read 16 bytes
+      // at a time from its first aligned vector.
+      const index_range share = chunk_of(p.runs.size(), chunks, chunk);
+      const int teams = blockDim.x / team, lane = threadIdx.x % team;
+      for (std::int64_t j = share.begin + threadIdx.x / team; j < share.end; j += teams)
+        acc = blocks::thread_reduce_vectorized<row_loads_in_flight / 2, blocks::streaming_vector_load>(
+            base + p.runs.offset(j), run, lane, team, op, acc, shift_index<ToAcc>{to_acc, j * run});
     } else {
-      // Several runs: block c takes the c-th of `chunks` equal pieces of their concatenation.
+      // Several long runs: block c takes the c-th of `chunks` equal pieces of their concatenation.
       const index_range piece = chunk_of(per_output, chunks, chunk);
       for (std::int64_t j = piece.begin / run; j * run < piece.end; ++j) {
         const std::int64_t lo = std::max(piece.begin, j * run), hi = std::min(piece.end, (j + 1) * run);

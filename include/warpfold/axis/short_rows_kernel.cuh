@@ -15,6 +15,8 @@
 
 #include <cstdint>
 
+#include "warpfold/axis/plan.hpp"
+#include "warpfold/axis/run_lattice.cuh"
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/load.cuh"
 #include "warpfold/blocks/warp_reduce.cuh"
@@ -26,12 +28,17 @@ inline constexpr int load_slots = 4;
 
 struct short_rows_shape {
   std::int64_t rows;
-  std::int64_t row_stride;     // elements between row starts
-  std::int64_t row_length;     // R
-  bool vectorized;             // rows start 16-byte aligned and R is a multiple of a vector
-  std::int64_t items;          // per row: R / vector size, or R
+  std::int64_t row_stride;     // elements between row starts (regular rows)
+  std::int64_t row_length;     // R: elements per run
+  std::int64_t inner_stride;   // elements between a run's elements (1 unless a stepped view)
+  bool vectorized;             // runs start 16-byte aligned and R is a multiple of a vector
+  std::int64_t items;          // per run: R / vector size, or R
   int group_size;              // G
   int rows_in_flight;          // 4, 2 or 1: the slots go across rows, then along them
+  // Regular rows are one run each, row_stride apart. Other outputs (several runs, or rows
+  // of a view whose kept axes do not make one stride) take their addresses from the plan:
+  // each group walks its output's runs with fold_runs (axis/run_lattice.cuh).
+  bool regular;
 };
 
 // Folds one item (a 16-byte vector or one element) at position `item` of its row.
@@ -42,10 +49,31 @@ WARPFOLD_DEVICE void fold_item(Acc& acc, const blocks::vector16<T>& v, std::int6
   for (int e = 0; e < per_vector; ++e) acc = op(acc, to_acc(v.items[e], item * per_vector + e));
 }
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
+// Regular (shape.regular) is a template argument, so that the irregular path's registers do
+// not push the regular rows' loop into spilling.
+template <typename T, typename Acc, typename Op, typename ToAcc, bool Regular>
 __global__ void __launch_bounds__(short_rows_block, 2)
-    short_rows_kernel(const T* in, short_rows_shape shape, Acc* out, Op op, ToAcc to_acc) {
+    short_rows_kernel(const T* in, plan p, short_rows_shape shape, Acc* out, Op op, ToAcc to_acc) {
   blocks::wait_for_prior_kernels();
+  if constexpr (!Regular) {
+    // One output per group at a time; the loop bound depends on the warp only, so every
+    // lane reaches group_reduce together.
+    const int lane = threadIdx.x % blocks::warp_size;
+    const int G = shape.group_size;
+    const int groups_per_warp = blocks::warp_size / G;
+    const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / blocks::warp_size;
+    const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / blocks::warp_size;
+    for (std::int64_t first = warp * groups_per_warp; first < shape.rows; first += warps * groups_per_warp) {
+      const std::int64_t row = first + lane / G;
+      Acc acc = op.template identity<Acc>();
+      if (row < shape.rows)
+        acc = fold_runs<load_slots>(in + p.kept.offset(row), p.runs, 0, p.runs.size(), p.run_length,
+                                    p.inner_stride, shape.vectorized, lane % G, G, acc, op, to_acc);
+      acc = blocks::group_reduce(acc, op, G);
+      if (lane % G == 0 && row < shape.rows) out[row] = acc;
+    }
+    return;
+  }
   const blocks::streaming_vector_load load;
   const int lane = threadIdx.x % blocks::warp_size;
   const int G = shape.group_size;
@@ -89,7 +117,7 @@ __global__ void __launch_bounds__(short_rows_block, 2)
 #pragma unroll
         for (int s = 0; s < load_slots; ++s) {
           const std::int64_t item = k + std::int64_t(s / U) * G;
-          if (has_row(s) && item < items) x[s] = row0[(s % U) * row_step + item];
+          if (has_row(s) && item < items) x[s] = row0[(s % U) * row_step + item * shape.inner_stride];
         }
 #pragma unroll
         for (int s = 0; s < load_slots; ++s) {

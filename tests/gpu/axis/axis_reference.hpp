@@ -86,7 +86,10 @@ struct layout {
 
 // Axes may be negative; the caller passes only valid sets (this is the tests' own precondition,
 // not the library's check, so a violation is a bug in the test and throws std::logic_error).
-inline layout make_layout(const std::vector<std::int64_t>& extents, const std::vector<int>& axes) {
+// `view_strides`: a strided view's element strides (none: row-major); `elements` is then the
+// view's span, the input elements from its first to its last.
+inline layout make_layout(const std::vector<std::int64_t>& extents, const std::vector<int>& axes,
+                          const std::vector<std::int64_t>& view_strides = {}) {
   layout l;
   l.extents = extents;
   l.text = describe(extents, axes);
@@ -100,6 +103,13 @@ inline layout make_layout(const std::vector<std::int64_t>& extents, const std::v
   std::vector<std::int64_t> stride(static_cast<std::size_t>(rank), 1);
   for (int a = rank - 2; a >= 0; --a) stride[a] = stride[a + 1] * extents[a + 1];
   for (std::int64_t e : extents) l.elements *= e;
+  if (!view_strides.empty()) {
+    if (static_cast<int>(view_strides.size()) != rank) throw std::logic_error("axis_test::make_layout: strides rank");
+    stride = view_strides;
+    std::int64_t last = 0;
+    for (int a = 0; a < rank; ++a) last += (extents[a] - 1) * stride[a];
+    l.elements = l.elements == 0 ? 0 : last + 1;
+  }
 
   // Every multi-index over `list` (ascending axes) in row-major order; appends its offset.
   auto odometer = [&](const std::vector<int>& list, std::vector<std::int64_t>& offsets) {

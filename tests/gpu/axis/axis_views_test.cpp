@@ -1,0 +1,206 @@
+// Strided views read in place: transposed, permuted, sliced (with the view starting inside its
+// parent), every other element, and broadcast (stride 0) axes, in every mix, for every op and
+// type, against the independent CPU reference walking the view's own strides.
+//
+// The data are quarters in [-1, 2) (values_with_ties): every float sum here is exact, so a
+// missing or doubled element cannot hide inside a tolerance, and argmin/argmax meet ties,
+// where the first index in the view's own row-major order must win.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "axis_test_util.hpp"
+
+namespace {
+
+using namespace axis_test;
+
+// A view of a contiguous parent: its first element's offset in the parent, extents, strides.
+struct view_case {
+  std::int64_t parent_elements = 0;
+  std::int64_t start = 0;
+  std::vector<std::int64_t> extents, strides;
+  std::vector<int> axes;
+
+  std::string text() const {
+    std::string t = describe(extents, axes) + " strides (";
+    for (std::size_t a = 0; a < strides.size(); ++a) t += (a ? ", " : "") + std::to_string(strides[a]);
+    return t + ") from element " + std::to_string(start) + " of " + std::to_string(parent_elements);
+  }
+};
+
+// Runs op over the view in both forms and checks every output, and that nothing past the
+// outputs is written.
+template <typename Op, typename T>
+bool expect_view(const warpfold_test::device_input<T>& parent, const view_case& v, cudaStream_t stream) {
+  using R = result_t<Op, T>;
+  const layout l = make_layout(v.extents, v.axes, v.strides);
+  const T* host = parent.host_values() + v.start;
+  const auto expected = expected_for<Op>(host, l);
+  const std::string what = std::string(op_name<Op>()) + "_axes<" + warpfold_test::type_name<T>() + "> " + v.text();
+  const warpfold::shape in(v.extents);
+  const warpfold::strides view(v.strides);
+  const T* d_view = parent.data() + v.start;
+
+  const std::vector<R> got = warpfold::reduce_axes<Op, T>(d_view, in, view, warpfold::axes(v.axes), stream);
+  const ::testing::AssertionResult blocking = matches_all(expected, got, l);
+  EXPECT_TRUE(blocking) << what << ", blocking";
+
+  const sentinel_output<R> out(l.outputs() + output_slack);
+  warpfold::reduce_axes<Op, T>(d_view, in, view, warpfold::axes(v.axes), out.data(), out.size(), stream);
+  WARPFOLD_TEST_CUDA(cudaStreamSynchronize(stream));
+  const ::testing::AssertionResult async = matches_all(expected, out.download(l.outputs()), l);
+  EXPECT_TRUE(async) << what << ", async";
+  const ::testing::AssertionResult tail = out.untouched_from(l.outputs());
+  EXPECT_TRUE(tail) << what << ", async";
+  return blocking && async && tail;
+}
+
+// A random view of a random contiguous parent of at most `max_elements`: axes permuted half
+// the time; each axis kept whole, sliced (first and last dropped), stepped by 2, or
+// broadcast; the view starting anywhere its extents allow.
+view_case random_view(std::mt19937_64& random, int max_rank, std::int64_t max_elements) {
+  view_case v;
+  const int rank = 1 + static_cast<int>(random() % max_rank);
+  std::vector<std::int64_t> parent(rank);
+  std::int64_t elements = 1;
+  for (int a = 0; a < rank; ++a) {
+    // Log-uniform extents from 1 to 1024, odd and prime ones included.
+    const double log2 = std::uniform_real_distribution<double>(0, 10)(random);
+    parent[a] = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::exp2(log2)));
+    while (elements * parent[a] > max_elements && parent[a] > 1) parent[a] /= 2;
+    elements *= parent[a];
+  }
+  v.parent_elements = elements;
+  std::vector<std::int64_t> parent_stride(rank, 1);
+  for (int a = rank - 2; a >= 0; --a) parent_stride[a] = parent_stride[a + 1] * parent[a + 1];
+  std::vector<int> order(rank);
+  std::iota(order.begin(), order.end(), 0);
+  if (random() % 2) std::shuffle(order.begin(), order.end(), random);
+  v.extents.resize(rank);
+  v.strides.resize(rank);
+  std::int64_t start = 0;
+  for (int a = 0; a < rank; ++a) {
+    const int from = order[a];
+    switch (random() % 6) {
+      case 0:  // broadcast
+        v.extents[a] = 1 + static_cast<std::int64_t>(random() % 5);
+        v.strides[a] = 0;
+        break;
+      case 1:  // every other element, from the first or the second
+        if (parent[from] >= 3) {
+          const std::int64_t first = static_cast<std::int64_t>(random() % 2);
+          v.extents[a] = (parent[from] - first + 1) / 2;
+          v.strides[a] = 2 * parent_stride[from];
+          start += first * parent_stride[from];
+          break;
+        }
+        [[fallthrough]];
+      case 2:  // x[1:-1]
+        if (parent[from] >= 3) {
+          v.extents[a] = parent[from] - 2;
+          v.strides[a] = parent_stride[from];
+          start += parent_stride[from];
+          break;
+        }
+        [[fallthrough]];
+      default:
+        v.extents[a] = parent[from];
+        v.strides[a] = parent_stride[from];
+    }
+  }
+  v.start = start;
+  for (int a = 0; a < rank; ++a)
+    if (random() % 2) v.axes.push_back(a);
+  return v;
+}
+
+template <typename T>
+class AxisViews : public ::testing::Test {};
+TYPED_TEST_SUITE(AxisViews, op_element_types, type_names);
+
+TYPED_TEST(AxisViews, RandomViewsAndAxisSetsEveryOp) {
+  using T = TypeParam;
+  owned_stream stream;
+  std::mt19937_64 random(warpfold_test::seed_for("axis-views", sizeof(T)));
+  const int trials = warpfold_test::quick_mode() ? 12 : 60;
+  for (int trial = 0; trial < trials; ++trial) {
+    // Small views meet every kernel's edges; every fourth is large enough to split work
+    // over blocks.
+    const view_case v = random_view(random, 6, trial % 4 == 3 ? (1 << 21) : (1 << 14));
+    const warpfold_test::device_input<T> parent(values_with_ties<T>(v.parent_elements, 1000 + trial));
+    SCOPED_TRACE(v.text());
+    bool ok = expect_view<op::sum, T>(parent, v, stream.get()) && expect_view<op::min, T>(parent, v, stream.get()) &&
+              expect_view<op::max, T>(parent, v, stream.get()) && expect_view<op::argmin, T>(parent, v, stream.get()) &&
+              expect_view<op::argmax, T>(parent, v, stream.get());
+    if constexpr (is_integer_v<T>)
+      ok = ok && expect_view<op::bit_xor, T>(parent, v, stream.get()) && expect_view<op::bit_or, T>(parent, v, stream.get());
+    EXPECT_TRUE(parent.unchanged()) << "the caller's input is never modified";
+    if (!ok) return;
+  }
+}
+
+TYPED_TEST(AxisViews, ProductsOverViews) {
+  using T = TypeParam;
+  owned_stream stream;
+  std::mt19937_64 random(warpfold_test::seed_for("axis-views-prod", sizeof(T)));
+  for (int trial = 0; trial < (warpfold_test::quick_mode() ? 4 : 16); ++trial) {
+    const view_case v = random_view(random, 5, 1 << 14);
+    const warpfold_test::device_input<T> parent(values_for_products<T>(v.parent_elements, 77 + trial));
+    SCOPED_TRACE(v.text());
+    if (!expect_view<op::prod, T>(parent, v, stream.get())) return;
+  }
+}
+
+// The views people make, by name, on shapes that reach each kernel.
+TEST(AxisViewsNamed, TransposedPermutedSlicedAndBroadcast) {
+  owned_stream stream;
+  const std::int64_t R = 3001, C = 67;  // odd and prime
+  const warpfold_test::device_input<float> m(values_with_ties<float>(R * C, 5));
+  // x.T (C, R), reduced along each axis and both.
+  for (const std::vector<int>& axes : {std::vector<int>{0}, {1}, {0, 1}}) {
+    EXPECT_TRUE((expect_view<op::sum, float>(m, {R * C, 0, {C, R}, {1, C}, axes}, stream.get())));
+    EXPECT_TRUE((expect_view<op::argmax, float>(m, {R * C, 0, {C, R}, {1, C}, axes}, stream.get())));
+  }
+  // x[:, 1:-1] and x[1:-1, :], and x[:, ::2].
+  for (const std::vector<int>& axes : {std::vector<int>{0}, {1}}) {
+    EXPECT_TRUE((expect_view<op::sum, float>(m, {R * C, 1, {R, C - 2}, {C, 1}, axes}, stream.get())));
+    EXPECT_TRUE((expect_view<op::sum, float>(m, {R * C, C, {R - 2, C}, {C, 1}, axes}, stream.get())));
+    EXPECT_TRUE((expect_view<op::min, float>(m, {R * C, 0, {R, (C + 1) / 2}, {C, 2}, axes}, stream.get())));
+  }
+  // A (4, 5, 6, 7) tensor permuted to (2, 0, 3, 1), over two axes each way.
+  const warpfold_test::device_input<float> t(values_with_ties<float>(4 * 5 * 6 * 7, 6));
+  for (const std::vector<int>& axes : {std::vector<int>{0, 2}, {1, 3}, {0, 1}, {2, 3}, {0, 3}}) {
+    EXPECT_TRUE((expect_view<op::sum, float>(t, {840, 0, {6, 4, 7, 5}, {7, 210, 1, 42}, axes}, stream.get())));
+    EXPECT_TRUE((expect_view<op::argmin, float>(t, {840, 0, {6, 4, 7, 5}, {7, 210, 1, 42}, axes}, stream.get())));
+  }
+  // A row broadcast over 1000 rows (torch's expand), and a scalar broadcast to a matrix.
+  EXPECT_TRUE((expect_view<op::sum, float>(m, {R * C, 0, {1000, C}, {0, 1}, {0}}, stream.get())));
+  EXPECT_TRUE((expect_view<op::max, float>(m, {R * C, 0, {1000, C}, {0, 1}, {1}}, stream.get())));
+  EXPECT_TRUE((expect_view<op::argmax, float>(m, {R * C, 7, {30, 40}, {0, 0}, {0, 1}}, stream.get())));
+}
+
+TEST(AxisViewsNamed, BadStridesAreRefusedAndNothingIsWritten) {
+  owned_stream stream;
+  const warpfold_test::device_input<float> m(values_with_ties<float>(64, 5));
+  const sentinel_output<float> out(8);
+  auto expect_refused = [&](const warpfold::shape& in, const warpfold::strides& view, const std::string& words) {
+    try {
+      warpfold::sum_axes(m.data(), in, view, {1}, out.data(), out.size(), stream.get());
+      ADD_FAILURE() << "expected warpfold::invalid_argument";
+    } catch (const warpfold::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  expect_refused({8, 8}, {8, -1}, "negative");
+  expect_refused({8, 8}, {8}, "1 strides for shape (8, 8)");
+  WARPFOLD_TEST_CUDA(cudaStreamSynchronize(stream.get()));
+  EXPECT_TRUE(out.untouched_from(0));
+}
+
+}  // namespace
