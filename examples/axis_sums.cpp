@@ -28,8 +28,11 @@ int main() try {
 
   // Any rank up to 8 and any set of axes; the output keeps the other axes in order.
   auto middle = warpfold::argmax_axes(d_x, {64, 64, 16}, {1});  // 64 x 16 (value, index) pairs
-  std::printf("row 0 sums to %.0f, column 0 peaks at %.0f, (0, 0) argmax %lld; %s keeps its memory layout\n",
-              row_sums[0], col_max[0], static_cast<long long>(middle[0].index),
+
+  // A strided view, read in place: x.T is 16 x 4096 with element strides {1, 16}.
+  std::vector<float> t_sums = warpfold::sum_axes(d_x, {cols, rows}, warpfold::strides{1, cols}, {1});
+  std::printf("row 0 sums to %.0f, column 0 peaks at %.0f and sums to %.0f, (0, 0) argmax %lld; %s keeps its memory layout\n",
+              row_sums[0], col_max[0], t_sums[0], static_cast<long long>(middle[0].index),
               warpfold::reduced_shape({64, 64, 16}, {1}, /*keep_dims=*/true).to_string().c_str());
   cudaFree(d_out);
   cudaFree(d_x);

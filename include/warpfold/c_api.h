@@ -68,12 +68,14 @@ WARPFOLD_C_EXPORT int warpfold_result_dtype(int op, int dtype);
 /* Bytes per output element (16 for argmin and argmax), or -1 as above. */
 WARPFOLD_C_EXPORT int warpfold_result_bytes(int op, int dtype);
 
-/* Reduces the axes `axes[0..axis_count)` of the row-major array `in` of `rank` extents
- * (rank 0 to 8; negative axes count from the end) into `out`, which holds `out_capacity`
- * elements of warpfold_result_bytes(op, dtype) bytes each. */
+/* Reduces the axes `axes[0..axis_count)` of the array `in` of `rank` extents (rank 0 to 8;
+ * negative axes count from the end) into `out`, which holds `out_capacity` elements of
+ * warpfold_result_bytes(op, dtype) bytes each, row-major over the kept axes. `strides` gives
+ * each axis's step in elements (a strided view read in place: transposed, permuted, sliced,
+ * broadcast with stride 0; negative strides are refused), or is NULL for a row-major array. */
 WARPFOLD_C_EXPORT int warpfold_reduce_axes(int op, int dtype, const void* in, int rank, const int64_t* extents,
-                                           int axis_count, const int* axes, void* out, int64_t out_capacity,
-                                           void* stream);
+                                           const int64_t* strides, int axis_count, const int* axes, void* out,
+                                           int64_t out_capacity, void* stream);
 
 /* out[s] = the reduction of in[begin[s] .. end[s]), s < segments (offsets in elements). */
 WARPFOLD_C_EXPORT int warpfold_reduce_segments(int op, int dtype, const void* in, const int64_t* begin,
@@ -86,7 +88,8 @@ WARPFOLD_C_EXPORT int warpfold_reduce_segments(int op, int dtype, const void* in
  * warpfold_last_error) and stores the number of outputs in *outputs. */
 typedef struct warpfold_plan warpfold_plan;
 WARPFOLD_C_EXPORT warpfold_plan* warpfold_plan_axes(int op, int dtype, int rank, const int64_t* extents,
-                                                    int axis_count, const int* axes, int64_t* outputs);
+                                                    const int64_t* strides, int axis_count, const int* axes,
+                                                    int64_t* outputs);
 /* Runs `plan` on device `device` (made current for the call, then restored; -1: the current
  * device) from `in` into `out` (the plan's outputs) on `stream`. */
 WARPFOLD_C_EXPORT int warpfold_plan_run(const warpfold_plan* plan, int device, const void* in, void* out,
@@ -99,7 +102,7 @@ WARPFOLD_C_EXPORT int warpfold_release_cached_memory(void);
 /* The message of this thread's last failed call ("" if none). */
 WARPFOLD_C_EXPORT const char* warpfold_last_error(void);
 
-/* "0.2.0": the project version */
+/* "0.3.0": the project version */
 WARPFOLD_C_EXPORT const char* warpfold_version(void);
 
 #ifdef __cplusplus

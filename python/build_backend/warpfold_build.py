@@ -13,7 +13,7 @@ import subprocess
 import zipfile
 
 NAME = "warpfold"
-VERSION = "0.2.0"
+VERSION = "0.3.0"
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LIBRARY = "libwarpfold_c.so"
 

@@ -170,14 +170,106 @@ def test_torch_views_are_read_in_place():
                        (base.reshape(3, 100, 257).permute(2, 0, 1), (0, 2)),
                        (base[None], 1)]:
         for op in ("sum", "max", "argmax"):
-            if op == "argmax" and (dims is None or isinstance(dims, tuple) and len(dims) > 1) and \
-                    not view.is_contiguous():
-                with pytest.raises(ValueError, match="permuted view"):
-                    warpfold.argmax(view, dim=dims)
-                continue
             got = getattr(warpfold, op)(view, dim=dims)
             d = warpfold._reductions.normalize_dims(dims, None, view.dim(), op)
             assert_matches(op, got, host(view), d, "float32")
+
+
+def exact_values(shape, seed):
+    """float32 multiples of 1/256 in [-1/4, 1/4]: every partial sum of up to 2^16 of them is
+    exact, so a sum in any order equals torch's."""
+    g = numpy.random.default_rng(seed)
+    return (g.integers(-64, 64, shape, endpoint=True) / 256).astype(numpy.float32)
+
+
+def distinct_values(shape, seed):
+    """A random permutation of 0 .. n-1 as float32 (exact below 2^24): no ties, so argmin and
+    argmax have one answer."""
+    return numpy.random.default_rng(seed).permutation(math.prod(shape)).reshape(shape).astype(numpy.float32)
+
+
+def arg_reference(module, op, v, dims):
+    """argmin/argmax over dims (sorted) of v with the framework's own op: the reduced dims moved
+    last and flattened row-major, as warpfold counts them."""
+    order = [d for d in range(v.ndim) if d not in dims] + list(dims)
+    moved = v.permute(order) if hasattr(v, "permute") else v.transpose(order)
+    flat = moved.reshape([v.shape[d] for d in order[:v.ndim - len(dims)]] + [-1])
+    return getattr(module, op)(flat, -1)
+
+
+# Views of a base array, with the dims to reduce over each. Every one is read in place.
+VIEWS = [
+    ("x[:, 1:-1]", (64, 1031), lambda x: x[:, 1:-1], [0, 1, None, (0, 1)]),
+    ("x[1:-1, ::2]", (64, 1031), lambda x: x[1:-1, ::2], [0, 1, None]),
+    ("x.T", (64, 1031), lambda x: x.T, [0, 1, None]),
+    ("x[:, ::3].T", (37, 300), lambda x: x[:, ::3].T, [0, 1]),
+    ("4-D permute", (6, 10, 12, 16), lambda x: x.permute(2, 0, 3, 1), [(1, 2), (0, 3), (1, 3), (0, 2), 1, None]),
+    ("4-D permute, sliced", (6, 10, 12, 16), lambda x: x.permute(2, 0, 3, 1)[1:, :, ::2], [(1, 2), (0, 3)]),
+    ("x[None] of a column", (64, 1031), lambda x: x[None, :, 7], [1, 0]),
+]
+
+# Views whose elements repeat (stride 0, overlapping windows): values and sums, and
+# argmin/argmax only along dims where the elements do not repeat.
+REPEATING_VIEWS = [
+    ("a row, expanded", (8, 1031), lambda x: x[3].expand(40, 1031), [0, 1, None], [1]),
+    ("a 0-stride column", (64, 1031), lambda x: x[:, 5:6].expand(64, 300), [0, 1, None], [0]),
+    ("broadcast_to", (1, 257), lambda x: x.broadcast_to(3, 129, 257), [(0, 1), 2, None], [2]),
+    ("overlapping windows", (64, 1031), lambda x: x.reshape(-1).as_strided((100, 64), (8, 1)), [0, 1, None], []),
+]
+
+EMPTY_VIEWS = [
+    ("x[:, 5:5]", (64, 1031), lambda x: x[:, 5:5], [0, 1, None]),
+    ("x[9:9, ::2]", (64, 1031), lambda x: x[9:9, ::2], [0, 1, None]),
+]
+
+
+def _torch_view_cases():
+    for name, shape, make, dims_list in VIEWS:
+        for dims in dims_list:
+            yield name, shape, make, dims, ("sum", "max", "argmin", "argmax")
+    for name, shape, make, dims_list, arg_dims in REPEATING_VIEWS:
+        for dims in dims_list:
+            yield name, shape, make, dims, ("sum", "min", "max") + (("argmin", "argmax") if dims in arg_dims else ())
+    for name, shape, make, dims_list in EMPTY_VIEWS:
+        for dims in dims_list:
+            yield name, shape, make, dims, ("sum",)
+
+
+def test_torch_strided_views_match_torch():
+    torch = _torch()
+    for seed, (name, shape, make, dim, ops) in enumerate(_torch_view_cases()):
+        for op in ops:
+            is_arg = op in ("argmin", "argmax")
+            base = torch.from_numpy((distinct_values if is_arg else exact_values)(shape, seed)).cuda()
+            view = make(base)
+            assert not view.is_contiguous() or view.numel() == 0, name
+            dims = warpfold._reductions.normalize_dims(dim, None, view.dim(), op)
+            if is_arg:
+                expected = arg_reference(torch, op, view, dims)
+            elif op == "sum":
+                expected = view.sum(dim=dims)
+            else:
+                expected = getattr(torch, "amin" if op == "min" else "amax")(view, dim=dims)
+            for _ in range(2):  # the first call plans; the second takes the cached short way
+                got = getattr(warpfold, op)(view, dim=dim)
+                assert got.shape == expected.shape and got.dtype == expected.dtype, (name, dim, op)
+                assert torch.equal(got, expected), (name, dim, op)
+
+
+def test_torch_strided_views_with_keepdim_dtype_and_out():
+    torch = _torch()
+    base = torch.from_numpy(exact_values((6, 10, 12, 16), seed=7)).cuda()
+    view = base.permute(2, 0, 3, 1)[:, 1:-1, ::2]  # (12, 4, 8, 10)
+    assert torch.equal(warpfold.sum(view, dim=(1, 3), keepdim=True), view.sum(dim=(1, 3), keepdim=True))
+    assert torch.equal(warpfold.sum(view, dim=2, dtype=torch.float64), view.sum(dim=2, dtype=torch.float64))
+    out = torch.empty(12, 8, device="cuda")
+    assert warpfold.sum(view, dim=(1, 3), out=out) is out
+    assert torch.equal(out, view.sum(dim=(1, 3)))
+    distinct = torch.from_numpy(distinct_values((6, 10, 12, 16), seed=8)).cuda().permute(3, 1, 0, 2)
+    got = warpfold.argmax(distinct, dim=(0, 2), keepdim=True)
+    assert torch.equal(got, arg_reference(torch, "argmax", distinct, (0, 2)).reshape(1, 10, 1, 12))
+    flags = torch.from_numpy(exact_values((64, 1031), seed=9) > 0).cuda()[:, ::3].T
+    assert torch.equal(warpfold.sum(flags, dim=1), flags.sum(dim=1))
 
 
 def test_torch_keepdim_dtype_axis_and_out():
@@ -205,10 +297,6 @@ def test_torch_errors():
     torch = _torch()
     with pytest.raises(TypeError, match="host memory"):
         warpfold.sum(torch.ones(4))
-    with pytest.raises(ValueError, match="strided view"):
-        warpfold.sum(torch.ones(4, 12, device="cuda")[:, ::2])
-    with pytest.raises(ValueError, match="strided view"):
-        warpfold.sum(torch.ones(1, 6, device="cuda").expand(4, 6))
     with pytest.raises(IndexError, match="out of range"):
         warpfold.sum(torch.ones(4, device="cuda"), dim=1)
     with pytest.raises(TypeError, match="integer dtype"):
@@ -217,6 +305,8 @@ def test_torch_errors():
         warpfold.sum(torch.ones(4, device="cuda", dtype=torch.complex64))
     with pytest.raises(ValueError, match="elements"):
         warpfold.sum(torch.ones(4, 6, device="cuda"), dim=1, out=torch.empty(5, device="cuda"))
+    with pytest.raises(ValueError, match="out= must be C-contiguous"):
+        warpfold.sum(torch.ones(4, 6, device="cuda"), dim=1, out=torch.empty(4, 2, device="cuda")[:, 0])
 
 
 def test_torch_runs_on_the_current_stream_and_in_a_cuda_graph():
@@ -272,14 +362,35 @@ def test_cupy(op):
         got = getattr(warpfold, op)(x, dim=dim)
         assert isinstance(got, cupy.ndarray)
         assert_matches(op, got, values, dims, "float32")
-    with pytest.raises(ValueError, match="strided view"):
-        warpfold.sum(cupy.ones((4, 12), dtype=cupy.float32)[:, ::2])
     stream = cupy.cuda.Stream(non_blocking=True)
     with stream:  # made, reduced and read on one stream, with no synchronization in between
         for k in range(1, 4):
             x = cupy.full(1 << 22, float(k), dtype=cupy.float64)
             total = warpfold.sum(x)
             assert float(total) == k * (1 << 22)
+
+
+def test_cupy_strided_views():
+    cupy = _cupy()
+    for seed, (name, shape, make, dims_list) in enumerate([
+            ("x[:, 1:-1]", (64, 1031), lambda x: x[:, 1:-1], [0, 1, None]),
+            ("x[1:-1, ::2]", (64, 1031), lambda x: x[1:-1, ::2], [0, 1, (0, 1)]),
+            ("x.T", (64, 1031), lambda x: x.T, [0, 1]),
+            ("4-D transpose", (6, 10, 12, 16), lambda x: x.transpose(2, 0, 3, 1), [(1, 2), (0, 3), 1]),
+            ("x[:1][::-1]", (64, 1031), lambda x: x[:1][::-1], [0, 1]),  # a negative stride that never moves
+            ("x[:, 5:5]", (64, 1031), lambda x: x[:, 5:5], [0, 1])]):
+        for dim in dims_list:
+            view = make(cupy.asarray(exact_values(shape, seed)))
+            dims = warpfold._reductions.normalize_dims(dim, None, view.ndim, "sum")
+            assert cupy.array_equal(warpfold.sum(view, dim=dim), view.sum(axis=dims)), (name, dim)
+            if view.size:
+                distinct = make(cupy.asarray(distinct_values(shape, seed)))
+                got = warpfold.argmax(distinct, dim=dim)
+                assert cupy.array_equal(got, arg_reference(cupy, "argmax", distinct, dims)), (name, dim)
+    broadcast = cupy.broadcast_to(cupy.asarray(exact_values((1, 257), seed=50)), (129, 257))
+    assert cupy.array_equal(warpfold.sum(broadcast, dim=0), broadcast.sum(axis=0))
+    with pytest.raises(ValueError, match=r"negative strides are not supported \(shape \(4, 12\), strides \(12, -1\)"):
+        warpfold.sum(cupy.ones((4, 12), dtype=cupy.float32)[:, ::-1])
 
 
 class CudaArrayInterfaceOnly:
@@ -298,8 +409,8 @@ def test_cuda_array_interface():
     assert_matches("sum", got, values, (1,), "float32")
     got = warpfold.argmax(CudaArrayInterfaceOnly(t.t()), dim=0)  # a transposed view
     assert_matches("argmax", got, values.T, (0,), "float32")
-    with pytest.raises(ValueError, match="strided view"):
-        warpfold.sum(CudaArrayInterfaceOnly(t[:, ::2]))
+    got = warpfold.sum(CudaArrayInterfaceOnly(t[1:, ::2]), dim=0)  # a stepped slice, from the interface's strides
+    assert_matches("sum", got, values[1:, ::2], (0,), "float32")
 
 
 def test_jax():

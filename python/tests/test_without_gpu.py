@@ -36,28 +36,43 @@ def test_bad_dims_are_clear_errors(dim, axis, rank, error, words):
         _reductions.normalize_dims(dim, axis, rank, "sum")
 
 
-@pytest.mark.parametrize("shape, strides, order", [
-    ((3, 4), (4, 1), [0, 1]),                 # C-contiguous
-    ((4, 3), (1, 4), [1, 0]),                 # its transpose
-    ((2, 3, 4), (1, 8, 2), [1, 2, 0]),        # a permutation
-    ((1, 4, 6), (999, 1, 4), [0, 2, 1]),      # an extent-1 axis, any stride, stays in place
-    ((5, 1), (1, 7), [0, 1]),
-    ((0, 3), (7, 9), [0, 1]),                 # nothing is read
-    ((), (), []),
+@pytest.mark.parametrize("shape, strides, expected", [
+    ((3, 4), (4, 1), True),                   # row-major
+    ((4, 3), (1, 4), False),                  # a transpose
+    ((1, 4, 6), (999, 6, 1), True),           # an extent-1 axis may have any stride
+    ((4, 1, 6), (6, -5, 1), True),
+    ((5, 1), (1, 7), True),
+    ((4, 6), (12, 2), False),                 # x[:, ::2] of a 4x12
+    ((4, 6), (8, 1), False),                  # x[:, :6] of a 4x8
+    ((4, 6), (0, 1), False),                  # a broadcast row
+    ((4, 6), (-6, 1), False),
+    ((0, 3), (7, 9), True),                   # empty: nothing lies in memory
+    ((3, 0), (-1, -1), True),
+    ((7,), (1,), True),
+    ((7,), (2,), False),
+    ((), (), True),                           # a scalar
 ])
-def test_memory_order_of_arrays_without_gaps(shape, strides, order):
-    assert _reductions.memory_order(shape, strides, "sum") == order
+def test_c_contiguous(shape, strides, expected):
+    assert _reductions.is_c_contiguous(shape, strides) is expected
 
 
-@pytest.mark.parametrize("shape, strides, words", [
-    ((4, 6), (12, 2), "not one contiguous block"),   # x[:, ::2] of a 4x12
-    ((4, 6), (8, 1), "not one contiguous block"),    # x[:, :6] of a 4x8
-    ((4, 6), (0, 1), "not one contiguous block"),    # a broadcast row
-    ((4, 6), (-6, 1), "negative strides"),
+@pytest.mark.parametrize("shape, strides, expected", [
+    ((4, 3), (1, 4), (1, 4)),                 # any view is passed as it is: a transpose,
+    ((4, 6), (12, 2), (12, 2)),               # a stepped slice,
+    ((4, 6), (0, 1), (0, 1)),                 # a broadcast,
+    ((3, 3), (1, 1), (1, 1)),                 # overlapping elements
+    ((1, 3), (-3, 1), (0, 1)),                # a negative stride that never moves reads nothing
+    ((0, 3), (-3, -1), (0, 0)),
+    ((), (), ()),
 ])
-def test_other_strided_views_are_refused(shape, strides, words):
-    with pytest.raises(ValueError, match=words):
-        _reductions.memory_order(shape, strides, "sum")
+def test_strides_handed_to_the_library(shape, strides, expected):
+    assert _reductions.checked_strides(shape, strides, "sum") == expected
+
+
+def test_negative_strides_are_refused_with_the_layout():
+    with pytest.raises(ValueError, match=r"warpfold\.argmax: negative strides are not supported "
+                                         r"\(shape \(4, 6\), strides \(-6, 1\) in elements\)"):
+        _reductions.checked_strides((4, 6), (-6, 1), "argmax")
 
 
 @pytest.mark.parametrize("op, dtype, result", [
@@ -81,12 +96,30 @@ def test_arg_results_are_16_byte_pairs():
 def test_library_errors_become_exceptions_with_its_message():
     # A bitwise op of floats is refused before anything touches a GPU.
     with pytest.raises(ValueError, match="bit_and needs an integer dtype"):
-        _library.PreparedAxes("bit_and", "float32", [4], [0])
+        _library.PreparedAxes("bit_and", "float32", [4], [1], [0])
     with pytest.raises(ValueError, match="rank 9 is not supported"):
-        _library.PreparedAxes("sum", "float32", [1] * 9, [0])
+        _library.PreparedAxes("sum", "float32", [1] * 9, [0] * 9, [0])
     with pytest.raises(ValueError, match="out of range"):
-        _library.PreparedAxes("sum", "float32", [3, 4], [2])
-    assert _library.PreparedAxes("sum", "float32", [3, 4], [1]).outputs == 3
+        _library.PreparedAxes("sum", "float32", [3, 4], [4, 1], [2])
+    assert _library.PreparedAxes("sum", "float32", [3, 4], [4, 1], [1]).outputs == 3
+
+
+@pytest.mark.parametrize("extents, strides, axes, outputs", [
+    ([3, 4], None, [1], 3),                   # row-major, strides not given
+    ([4, 3], [1, 4], [0], 3),                 # a transposed 3x4
+    ([4, 6], [12, 2], [1], 4),                # x[:, ::2] of a 4x12
+    ([4, 6], [0, 1], [0], 6),                 # a broadcast row
+    ([2, 3, 5, 7], [105, 1, 21, 3], [1, 3], 10),  # a permutation
+    ([5, 0, 3], [0, 3, 1], [0], 0),
+    ([], [], [], 1),                          # a scalar
+])
+def test_plans_of_strided_views(extents, strides, axes, outputs):
+    assert _library.PreparedAxes("sum", "float32", extents, strides, axes).outputs == outputs
+
+
+def test_one_stride_per_extent():
+    with pytest.raises(ValueError, match="1 strides for 2 extents"):
+        _library.PreparedAxes("sum", "float32", [3, 4], [1], [0])
 
 
 def test_host_arrays_are_refused():

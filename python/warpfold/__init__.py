@@ -21,8 +21,11 @@ Conventions (torch's and NumPy's):
 - Work is enqueued on the framework's current stream (torch.cuda.current_stream(),
   cupy.cuda.get_current_stream()) with no synchronization, so it can be captured in a CUDA
   graph (torch.cuda.graph).
-- The input is read in place: C-contiguous arrays and permutations of them (a transposed
-  matrix). Any other strided view is refused with a ValueError, never copied silently.
+- The input is read in place, never copied: any strided view with non-negative strides
+  (transposed or permuted, sliced as x[:, 1:-1] or x[:, ::2], broadcast by expand or
+  broadcast_to). The result is row-major over the kept dims in the view's order, and
+  argmin/argmax count in the view's order too, as torch does. Negative strides (CuPy's
+  x[::-1]) are refused with a ValueError.
 - out= (sum, prod, min, max) writes into the caller's C-contiguous array of the result's dtype
   and element count instead of making one (dtype= and keepdim do not apply then).
 - Errors are exceptions with the library's message: TypeError (a CPU array, an unsupported
@@ -109,4 +112,4 @@ def version():
     return library().warpfold_version().decode()
 
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -103,9 +103,6 @@ class TorchArrays:
     def reshape(self, a, shape):
         return a.view(shape)
 
-    def permute(self, a, order):
-        return a.permute(order)
-
     def unsqueeze(self, a, axis):
         return a.unsqueeze(axis)
 
@@ -164,9 +161,6 @@ class CupyArrays:
 
     def reshape(self, a, shape):
         return a.reshape(shape)
-
-    def permute(self, a, order):
-        return a.transpose(order)
 
     def unsqueeze(self, a, axis):
         return self.cupy.expand_dims(a, axis)
@@ -315,9 +309,6 @@ class ForeignArrays:
 
     def reshape(self, a, shape):
         return self._maker().reshape(a, shape)
-
-    def permute(self, a, order):
-        return self._maker().permute(a, order)
 
     def unsqueeze(self, a, axis):
         return self._maker().unsqueeze(a, axis)

@@ -60,8 +60,8 @@ def _load():
     lib.warpfold_result_bytes.restype = c_int
     lib.warpfold_reduce_segments.argtypes = [c_int, c_int, c_void_p, c_void_p, c_void_p, c_int64, c_void_p, c_void_p]
     lib.warpfold_reduce_segments.restype = c_int
-    lib.warpfold_plan_axes.argtypes = [c_int, c_int, c_int, ctypes.POINTER(c_int64), c_int, ctypes.POINTER(c_int),
-                                       ctypes.POINTER(c_int64)]
+    lib.warpfold_plan_axes.argtypes = [c_int, c_int, c_int, ctypes.POINTER(c_int64), ctypes.POINTER(c_int64), c_int,
+                                       ctypes.POINTER(c_int), ctypes.POINTER(c_int64)]
     lib.warpfold_plan_axes.restype = c_void_p
     lib.warpfold_plan_run.argtypes = [c_void_p, c_int, c_void_p, c_void_p, c_void_p]
     lib.warpfold_plan_run.restype = c_int
@@ -105,14 +105,21 @@ def result_dtype(op, dtype):
 
 
 class PreparedAxes:
-    """A warpfold_plan (c_api.h): an axis reduction decided once, run many times."""
+    """A warpfold_plan (c_api.h): an axis reduction decided once, run many times. strides are
+    the view's steps in elements, one per axis (None: row-major)."""
 
-    def __init__(self, op, dtype, extents, axes):
+    def __init__(self, op, dtype, extents, strides, axes):
         lib = library()
         outputs = ctypes.c_int64(0)
         c_extents = (ctypes.c_int64 * max(len(extents), 1))(*extents)
+        if strides is None:
+            c_strides = None
+        else:
+            if len(strides) != len(extents):  # the library reads one stride per extent, past a short list
+                raise ValueError("warpfold: " + str(len(strides)) + " strides for " + str(len(extents)) + " extents")
+            c_strides = (ctypes.c_int64 * max(len(strides), 1))(*strides)
         c_axes = (ctypes.c_int * max(len(axes), 1))(*axes)
-        handle = lib.warpfold_plan_axes(OPS[op], DTYPES[dtype], len(extents), c_extents, len(axes), c_axes,
+        handle = lib.warpfold_plan_axes(OPS[op], DTYPES[dtype], len(extents), c_extents, c_strides, len(axes), c_axes,
                                         ctypes.byref(outputs))
         if not handle:  # planning makes no CUDA call: its errors are bad arguments
             check(1)

@@ -1,10 +1,11 @@
 """The reductions: from (array, dim) to one call of the C library, on the caller's stream.
 
-An input must be one block of memory without gaps: C-contiguous, or a permutation of a
-C-contiguous array (a transposed matrix, a permuted tensor). A permuted input is reduced in
-place as the contiguous array that it is in memory, and the result is permuted back, as a
-view. Other strided views (slices with gaps, broadcasts) are refused with a message: they are
-never copied silently.
+An input is any strided view with non-negative strides, read in place by the library from its
+shape and element strides: C-contiguous, transposed or permuted, sliced (x[:, 1:-1]), stepped
+(x[:, ::2]), broadcast (stride 0), even overlapping. Nothing is copied. The result is made
+row-major over the kept dims in the view's logical order, and argmin/argmax indices count
+row-major over the reduced dims of the view as it looks, not as it lies in memory. Negative
+strides (CuPy's x[::-1]) are refused with a message.
 """
 from . import _library
 from ._arrays import adapter_for
@@ -42,63 +43,59 @@ def normalize_dims(dim, axis, rank, name):
     return tuple(sorted(result))
 
 
-def memory_order(shape, strides, name):
-    """The order of the axes in memory, outermost first, for an array without gaps; extent-1
-    axes go where they stand. Raises ValueError for any other strided view."""
-    rank = len(shape)
+def is_c_contiguous(shape, strides):
+    """Whether an array of these extents and element strides is row-major without gaps. An
+    extent-1 axis is never stepped along, so its stride does not matter; an empty array holds
+    nothing, so any strides will do."""
     if any(e == 0 for e in shape):
-        return list(range(rank))  # nothing is read
-    moving = [a for a in range(rank) if shape[a] != 1]
-    if any(strides[a] < 0 for a in moving):
-        raise ValueError("warpfold." + name + ": negative strides are not supported (shape " + str(tuple(shape)) +
-                         ", strides " + str(tuple(strides)) + " in elements)")
-    order = sorted(moving, key=lambda a: (-strides[a], a))
+        return True
     step = 1
-    for a in reversed(order):
-        if strides[a] != step:
-            raise ValueError(
-                "warpfold." + name + ": the input is a strided view (shape " + str(tuple(shape)) + ", strides " +
-                str(tuple(strides)) + " in elements) that is not one contiguous block; warpfold reduces arrays "
-                "in place and never copies silently: pass a contiguous copy (x.contiguous() or "
-                "cupy.ascontiguousarray(x)) if a copy is what you want")
-        step *= shape[a]
-    # Unit axes anywhere: keep them at their logical place relative to the others.
-    units = [a for a in range(rank) if shape[a] == 1]
-    result, it = [], iter(order)
-    for a in range(rank):
-        result.append(a if a in units else next(it))
-    return result
+    for extent, stride in zip(reversed(tuple(shape)), reversed(tuple(strides))):
+        if extent == 1:
+            continue
+        if stride != step:
+            return False
+        step *= extent
+    return True
+
+
+def checked_strides(shape, strides, name):
+    """The element strides to hand the library for a view. The library refuses any negative
+    stride; one that is never stepped along (an extent-1 axis, or any axis of an empty array,
+    as NumPy-style slicing makes them) reads nothing, so it is passed as 0 instead of failing
+    the call. A negative stride that moves is refused here, with the shape and strides, which
+    say more than the library's message about one axis."""
+    empty = any(e == 0 for e in shape)
+    result = []
+    for extent, stride in zip(shape, strides):
+        if stride < 0:
+            if not empty and extent != 1:
+                raise ValueError("warpfold." + name + ": negative strides are not supported (shape " +
+                                 str(tuple(shape)) + ", strides " + str(tuple(strides)) + " in elements); "
+                                 "reduce the array that it views, or a copy")
+            stride = 0
+        result.append(stride)
+    return tuple(result)
 
 
 class _Plan:
     """Everything about a call that depends only on its op, the input's dtype, shape and
     strides and the arguments: worked out once (in Python, and in C as a warpfold_plan), then
     cached, so that a repeated call costs little more than the launch."""
-    __slots__ = ("op", "dtype", "prepared", "outputs", "result_type", "kept_shape", "permute", "unsqueeze",
-                 "bool_cast", "__weakref__")
+    __slots__ = ("op", "dtype", "prepared", "outputs", "result_type", "kept_shape", "unsqueeze", "bool_cast",
+                 "__weakref__")
 
     def __init__(self, op, info, dims, keepdim, name):
         result_type = _library.result_dtype(op, info.dtype)
         if result_type is None:
             raise TypeError("warpfold." + name + ": needs an integer dtype, got " +
                             ("bool" if info.is_bool else info.dtype))
-        order = memory_order(info.shape, info.strides, name)  # logical axes, outermost in memory first
-        reduced_in_memory = [a for a in order if a in dims]
-        if op in _ARG_OPS and reduced_in_memory != sorted(reduced_in_memory):
-            raise ValueError("warpfold." + name + ": over several dims of a permuted view, the index order would "
-                             "not be row-major; reduce a contiguous copy, or one dim at a time")
-        extents = [info.shape[a] for a in order]
-        axes = [i for i, a in enumerate(order) if a in dims]
-        kept_in_memory = [a for a in order if a not in dims]
-        outputs = 1
-        for a in kept_in_memory:
-            outputs *= info.shape[a]
-        kept_logical = sorted(kept_in_memory)
-        self.op, self.dtype, self.result_type, self.outputs = op, info.dtype, result_type, outputs
-        self.prepared = _library.PreparedAxes(op, info.dtype, extents, axes)
-        self.kept_shape = tuple(info.shape[a] for a in kept_in_memory)
-        # A permuted input: the result is permuted back (a view).
-        self.permute = None if kept_in_memory == kept_logical else tuple(kept_in_memory.index(a) for a in kept_logical)
+        strides = checked_strides(info.shape, info.strides, name)
+        # The library reads the view in place and writes row-major over the kept dims in their
+        # logical order, so the result needs no permuting back.
+        self.prepared = _library.PreparedAxes(op, info.dtype, info.shape, strides, dims)
+        self.op, self.dtype, self.result_type, self.outputs = op, info.dtype, result_type, self.prepared.outputs
+        self.kept_shape = tuple(e for a, e in enumerate(info.shape) if a not in dims)
         self.unsqueeze = tuple(dims) if keepdim else ()
         # A bool input is read as uint8: sums and products count in int64 (as torch does); the
         # other ops give bools.
@@ -166,8 +163,6 @@ def _reduce_new(plan, arrays, dtype):
             result = arrays.indices_of_pairs(result, plan.kept_shape)
         else:
             result = arrays.reshape(result, plan.kept_shape)
-        if plan.permute is not None:
-            result = arrays.permute(result, plan.permute)
         for a in plan.unsqueeze:
             result = arrays.unsqueeze(result, a)
         if plan.bool_cast is not None:
@@ -179,7 +174,7 @@ def _reduce_new(plan, arrays, dtype):
 
 def _reduce_into(plan, arrays, out, name):
     """out=: the caller's C-contiguous array of the result's dtype and element count (the
-    outputs in row-major order of the kept dims as they lie in memory)."""
+    outputs in row-major order of the kept dims)."""
     if plan.op in _ARG_OPS or plan.bool_cast is not None:
         raise ValueError("warpfold." + name + ": out= is not supported for argmin, argmax or bool inputs")
     target = adapter_for(out)
@@ -193,8 +188,9 @@ def _reduce_into(plan, arrays, out, name):
     if elements != plan.outputs:
         raise ValueError("warpfold." + name + ": out= holds " + str(elements) + " elements; the result has " +
                          str(plan.outputs))
-    if memory_order(t.shape, t.strides, name) != list(range(len(t.shape))):
-        raise ValueError("warpfold." + name + ": out= must be C-contiguous")
+    if not is_c_contiguous(t.shape, t.strides):  # the library writes the outputs densely, row-major
+        raise ValueError("warpfold." + name + ": out= must be C-contiguous (shape " + str(t.shape) + ", strides " +
+                         str(t.strides) + " in elements)")
     with arrays.on_device():
         plan.prepared.run(-1, arrays.ptr(), target.ptr(), arrays.stream())
     return out
@@ -235,7 +231,7 @@ def _torch_call(plan, arrays, into_out, dtype):
 
     empty = torch.empty
     is_arg = plan.op in _ARG_OPS
-    simple = not is_arg and plan.permute is None and not plan.unsqueeze and plan.bool_cast is None and dtype is None
+    simple = not is_arg and not plan.unsqueeze and plan.bool_cast is None and dtype is None
     if simple:  # the result is allocated in its final shape
         shape, result_dtype = plan.kept_shape, getattr(torch, plan.result_type)
 
@@ -266,8 +262,9 @@ def reduce_segments(op, x, offsets, name=None):
                         "boundaries")
     if bounds.info.shape[0] < 1:
         raise ValueError("warpfold." + name + ": offsets needs at least one boundary")
-    if memory_order(info.shape, info.strides, name) != list(range(len(info.shape))):
-        raise ValueError("warpfold." + name + ": the input must be C-contiguous")
+    if not is_c_contiguous(info.shape, info.strides):  # segments are offsets into the flat array
+        raise ValueError("warpfold." + name + ": the input must be C-contiguous (shape " + str(info.shape) +
+                         ", strides " + str(info.strides) + " in elements)")
     result_type = _library.result_dtype(op, info.dtype)
     if result_type is None:
         raise TypeError("warpfold." + name + ": needs an integer dtype, got " + info.dtype)

@@ -190,8 +190,8 @@ struct warpfold_plan {
 namespace {
 
 // The checked shape and axes, and the call for (op, dtype) bound to them.
-std::unique_ptr<warpfold_plan> make_plan(int op, int dtype, int rank, const int64_t* extents, int axis_count,
-                                         const int* axes) {
+std::unique_ptr<warpfold_plan> make_plan(int op, int dtype, int rank, const int64_t* extents, const int64_t* strides,
+                                         int axis_count, const int* axes) {
   if (rank < 0 || rank > warpfold::max_rank)
     throw warpfold::invalid_argument("warpfold: rank " + std::to_string(rank) + " is not supported (0 to " +
                                      std::to_string(warpfold::max_rank) + ")");
@@ -200,15 +200,21 @@ std::unique_ptr<warpfold_plan> make_plan(int op, int dtype, int rank, const int6
     throw warpfold::invalid_argument("warpfold: null extents or axes");
   const warpfold::shape shape(std::vector<std::int64_t>(extents, extents + rank));
   const warpfold::axes reduced(std::vector<int>(axes, axes + axis_count));
+  const bool strided = strides != nullptr && rank > 0;
+  const warpfold::strides view(strided ? std::vector<std::int64_t>(strides, strides + rank) : std::vector<std::int64_t>{});
   auto plan = std::make_unique<warpfold_plan>();
   bool fits = false;
   with_element_type(dtype, [&](auto t) {
     using T = decltype(t);
     fits = with_op<T>(op, [&](auto o) {
       using Op = decltype(o);
-      plan->run = [shape, reduced](const void* in, void* out, std::int64_t capacity, cudaStream_t stream) {
-        warpfold::reduce_axes<Op, T, false>(static_cast<const T*>(in), shape, reduced,
-                                            static_cast<warpfold::axis_result_t<Op, T>*>(out), capacity, stream);
+      plan->run = [shape, view, strided, reduced](const void* in, void* out, std::int64_t capacity,
+                                                 cudaStream_t stream) {
+        auto* to = static_cast<warpfold::axis_result_t<Op, T>*>(out);
+        if (strided)
+          warpfold::reduce_axes<Op, T, false>(static_cast<const T*>(in), shape, view, reduced, to, capacity, stream);
+        else
+          warpfold::reduce_axes<Op, T, false>(static_cast<const T*>(in), shape, reduced, to, capacity, stream);
       };
     });
   });
@@ -226,10 +232,10 @@ int warpfold_result_dtype(int op, int dtype) { return result_of(op, dtype).dtype
 
 int warpfold_result_bytes(int op, int dtype) { return result_of(op, dtype).bytes; }
 
-int warpfold_reduce_axes(int op, int dtype, const void* in, int rank, const int64_t* extents, int axis_count,
-                         const int* axes, void* out, int64_t out_capacity, void* stream) {
+int warpfold_reduce_axes(int op, int dtype, const void* in, int rank, const int64_t* extents, const int64_t* strides,
+                         int axis_count, const int* axes, void* out, int64_t out_capacity, void* stream) {
   return guarded([&] {
-    make_plan(op, dtype, rank, extents, axis_count, axes)->run(in, out, out_capacity, as_stream(stream));
+    make_plan(op, dtype, rank, extents, strides, axis_count, axes)->run(in, out, out_capacity, as_stream(stream));
     return WARPFOLD_OK;
   });
 }
@@ -251,11 +257,11 @@ int warpfold_reduce_segments(int op, int dtype, const void* in, const int64_t* b
   });
 }
 
-warpfold_plan* warpfold_plan_axes(int op, int dtype, int rank, const int64_t* extents, int axis_count, const int* axes,
-                                  int64_t* outputs) {
+warpfold_plan* warpfold_plan_axes(int op, int dtype, int rank, const int64_t* extents, const int64_t* strides,
+                                  int axis_count, const int* axes, int64_t* outputs) {
   warpfold_plan* made = nullptr;
   const int status = guarded([&] {
-    std::unique_ptr<warpfold_plan> plan = make_plan(op, dtype, rank, extents, axis_count, axes);
+    std::unique_ptr<warpfold_plan> plan = make_plan(op, dtype, rank, extents, strides, axis_count, axes);
     if (outputs != nullptr) *outputs = plan->outputs;
     made = plan.release();
     return WARPFOLD_OK;
