@@ -405,40 +405,16 @@ struct naive_output {
   std::vector<std::int64_t> offsets;  // input offsets in row-major order over the reduced axes
 };
 
+std::vector<naive_output> naive_view_reduction(const std::vector<std::int64_t>& extents,
+                                               const std::vector<std::int64_t>& strides, const std::vector<bool>& reduced);
+
 // For each output, in row-major order over the kept axes, the input offsets it reduces.
 // Shares nothing with make_plan: strides, odometers and flags are computed here from scratch.
 std::vector<naive_output> naive_reduction(const std::vector<std::int64_t>& extents, const std::vector<bool>& reduced) {
   const int rank = static_cast<int>(extents.size());
   std::vector<std::int64_t> stride(rank, 1);
   for (int a = rank - 2; a >= 0; --a) stride[a] = stride[a + 1] * extents[a + 1];
-  std::vector<int> kept_axes, reduced_axes;
-  for (int a = 0; a < rank; ++a) (reduced[a] ? reduced_axes : kept_axes).push_back(a);
-
-  auto count = [&](const std::vector<int>& list) {
-    std::int64_t n = 1;
-    for (int a : list) n *= extents[a];
-    return n;
-  };
-  // Visits every multi-index over `list` in row-major order; f(offset of that multi-index).
-  auto odometer = [&](const std::vector<int>& list, auto&& f) {
-    if (count(list) == 0) return;
-    std::vector<std::int64_t> index(list.size(), 0);
-    while (true) {
-      std::int64_t offset = 0;
-      for (std::size_t i = 0; i < list.size(); ++i) offset += index[i] * stride[list[i]];
-      f(offset);
-      int i = static_cast<int>(list.size()) - 1;
-      while (i >= 0 && ++index[i] == extents[list[i]]) index[i--] = 0;
-      if (i < 0) return;
-    }
-  };
-  std::vector<naive_output> outputs;
-  odometer(kept_axes, [&](std::int64_t base) {
-    naive_output out;
-    odometer(reduced_axes, [&](std::int64_t offset) { out.offsets.push_back(base + offset); });
-    outputs.push_back(std::move(out));
-  });
-  return outputs;
+  return naive_view_reduction(extents, stride, reduced);
 }
 
 // The same, read off the plan as the kernels read it (plan.hpp's comment on struct plan).
