@@ -183,19 +183,15 @@ void print_lowest_shares(std::ostream& out, const std::vector<measurement>& rows
 }  // namespace
 
 int run_axis_bench(const bench_options& o) {
+  if (o.random_cases > 0) return run_axis_random_bench(o);
   bench::require_device(o.device);
   const std::vector<bench::axis_impl_entry> registry = bench::make_axis_registry();
   const std::vector<const bench::axis_impl_entry*> entries = chosen_entries(registry, o.impls);
   const std::vector<bench::axis_case> cases = bench::axis_cases(o.shapes, o.dims);
   const bench::device_description device = bench::open_device(o.device);
 
-  bench::timing_options timing;
-  timing.trials = o.trials;
-  timing.min_batch_us = o.batch_ms * 1000.0;
-
-  bench::run_record record;
-  record.device = device;
-  record.method = {timing.trials, timing.warmup_calls, timing.min_batch_us, bench::input_pool::rotation_factor, 0};
+  const bench::timing_options timing = timing_of(o);
+  bench::run_record record = new_record(device, timing);
 
   int total = 0;
   for (const bench::axis_case& c : cases) total += static_cast<int>(entries_for(entries, c).size());

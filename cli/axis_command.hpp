@@ -14,6 +14,10 @@ namespace warpfold::cli {
 // was FAILED. Throws bench::no_device_error without a GPU, and other warpfold errors.
 int run_axis_bench(const bench_options& options);
 
+// `warpfold bench --axis --random K --seed S` (axis_random_command.cpp): K random N-D cases
+// and views. The same exit codes.
+int run_axis_random_bench(const bench_options& options);
+
 // The axis cases and implementations, for `warpfold list`. No GPU.
 void print_axis_list(std::ostream& out);
 

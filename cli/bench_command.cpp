@@ -297,14 +297,8 @@ int run_bench(const bench_options& o) {
   if (o.counters) counters = collect_counters(o, std::cerr);
   const bench::device_description device = bench::open_device(o.device);
 
-  bench::timing_options timing;
-  timing.trials = o.trials;
-  timing.min_batch_us = o.batch_ms * 1000.0;
-
-  bench::run_record record;
-  record.device = device;
-  record.method = {timing.trials, timing.warmup_calls, timing.min_batch_us, bench::input_pool::rotation_factor,
-                   o.block_size};
+  const bench::timing_options timing = timing_of(o);
+  bench::run_record record = new_record(device, timing, o.block_size);
   if (counters) {
     record.counters = counters->steps;
     record.counters_dtype = std::string(bench::name(counters->type));

@@ -253,4 +253,18 @@ int exit_code_after(bool any_failed) {
   return 1;
 }
 
+bench::timing_options timing_of(const bench_options& o) {
+  bench::timing_options timing;
+  timing.trials = o.trials;
+  timing.min_batch_us = o.batch_ms * 1000.0;
+  return timing;
+}
+
+bench::run_record new_record(const bench::device_description& d, const bench::timing_options& t, int block_size) {
+  bench::run_record record;
+  record.device = d;
+  record.method = {t.trials, t.warmup_calls, t.min_batch_us, bench::input_pool::rotation_factor, block_size};
+  return record;
+}
+
 }  // namespace warpfold::cli

@@ -74,6 +74,11 @@ int exit_code_after(bool any_failed);
 void print_ceilings(std::ostream& out, const ceilings& c);
 void print_method(std::ostream& out, const bench::timing_options& t, const bench::device_description& d);
 
+// The timing method of a run (--trials, --batch-ms), and the record it starts with: the
+// device and the method, no measurements yet. `block_size`: the ladder's, 0 elsewhere.
+bench::timing_options timing_of(const bench_options& o);
+bench::run_record new_record(const bench::device_description& d, const bench::timing_options& t, int block_size = 0);
+
 // How every bench run starts: prints the header, measures the ceilings (recorded as the run's
 // first rows) and prints them and the method.
 ceilings begin_run(const bench_options& o, const bench::device_description& d, const bench::timing_options& t,

@@ -15,6 +15,9 @@ namespace {
 struct raw_bench_options {
   bool sweep = false;
   bool axis = false;
+  int random_cases = 0;
+  std::uint64_t seed = 1;
+  bool seed_given = false;
   std::vector<std::string> impls, dtypes, finishers, sizes, shapes, dims;
   int trials = default_trials;
   double batch_ms = 1.0;
@@ -69,6 +72,18 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
                  "shape; each extent as for --n): 8192x8192, 2^24x4.")
       ->delimiter(',')
       ->type_name("SHAPES");
+  app.add_option("--random", o.random_cases,
+                 "With --axis: measure K random cases instead: N-D arrays of rank 1 to 6 (2^16 to 2^27 elements, "
+                 "extents log-uniform with 1s, odd and prime ones), about half of them strided views (transposed, "
+                 "permuted or sliced), summed over a random non-empty proper subset of their axes, in f32, f16, bf16 "
+                 "and i32. Prints each case's share of the read ceiling, the worst and the median. --seed picks the "
+                 "cases; scripts/compare_torch --cases FILE times torch on the same cases from the --csv file.")
+      ->type_name("K")
+      ->check(CLI::Range(1, 100000));
+  app.add_option_function<std::uint64_t>(
+         "--seed", [&o](const std::uint64_t& s) { o.seed = s, o.seed_given = true; },
+         "With --axis --random: the seed of the random cases (default 1); the same seed gives the same cases.")
+      ->type_name("S");
   app.add_option("--dims", o.dims,
                  "With --axis: the dims to reduce along (comma list; 0, 1, or -2, -1 from the end). Default 1,0.")
       ->delimiter(',')
@@ -140,8 +155,16 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
 void resolve_axis(const raw_bench_options& raw, bench_options& o) {
   if (!o.axis) {
     if (!raw.shapes.empty() || !raw.dims.empty()) throw usage_error("--shape and --dims need --axis");
+    if (raw.random_cases > 0 || raw.seed_given) throw usage_error("--random and --seed need --axis");
     return;
   }
+  if (raw.seed_given && raw.random_cases == 0) throw usage_error("--seed picks the --random cases: give --random K too");
+  if (raw.random_cases > 0 && (!raw.shapes.empty() || !raw.dims.empty()))
+    throw usage_error("--random draws its own shapes and dims: leave out --shape and --dims");
+  if (raw.random_cases > 0 && !raw.dtypes.empty())
+    throw usage_error("--random draws its own dtypes (f32, f16, bf16, i32): leave out --dtype");
+  o.random_cases = raw.random_cases;
+  o.seed = raw.seed;
   if (raw.sweep) throw usage_error("--axis and --sweep measure different things: give one of them");
   if (!raw.sizes.empty()) throw usage_error("--axis takes --shape, not --n");
   if (!raw.finishers.empty()) throw usage_error("--finisher is for the ladder, which --axis does not run");

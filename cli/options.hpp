@@ -29,6 +29,8 @@ struct bench_options {
   bool axis = false;                              // --axis: the standard sums along one dim (dtype f32)
   std::vector<bench::matrix_shape> shapes;        // --axis: the eight standard shapes by default
   std::vector<int> dims;                          // --axis: 1, 0 by default
+  int random_cases = 0;                           // --axis --random K: K random N-D cases instead
+  std::uint64_t seed = 1;                         // --seed: which random cases
   std::vector<std::string> impls;                 // filters (see bench/selection.hpp); empty: all
   std::vector<bench::dtype> dtypes;               // i32 by default; with --sweep i32,f32,f64
   std::vector<ladder::finisher> finishers;        // last-block by default

@@ -61,6 +61,11 @@ const std::vector<csv_column>& every_csv_column() {
       {"buffers", [](m_t m) { return std::to_string(m.buffers); }},
       {"status", [](m_t m) { return std::string(m.ok ? "ok" : "FAILED"); }},
       {"note", [](m_t m) { return m.ok ? m.note : m.error; }},
+      {"case", [](m_t m) { return m.case_index; }},
+      {"strides", [](m_t m) { return m.strides; }},
+      {"offset", [](m_t m) { return m.case_index.empty() ? std::string() : std::to_string(m.offset); }},
+      {"parent", [](m_t m) { return m.case_index.empty() ? std::string() : std::to_string(m.parent); }},
+      {"view", [](m_t m) { return m.view; }},
   };
   return columns;
 }
@@ -110,6 +115,19 @@ const std::vector<std::string>& axis_csv_columns() {
       "time_max_us", "gbps", "ceiling_gbps", "pct_of_ceiling", "device", "family", "n", "bytes",
       "launches", "trials", "batch",  "buffers", "status",   "note",
   };
+  return columns;
+}
+
+const std::vector<std::string>& random_axis_csv_columns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> c = {"case"};
+    for (const std::string& name : axis_csv_columns()) {
+      c.push_back(name);
+      if (name == "shape") c.insert(c.end(), {"strides", "offset", "parent"});
+    }
+    c.push_back("view");
+    return c;
+  }();
   return columns;
 }
 
@@ -226,6 +244,9 @@ void write_csv_file(const std::string& path, const std::vector<measurement>& row
 }
 void write_axis_csv_file(const std::string& path, const std::vector<measurement>& rows) {
   write_file(path, [&](std::ostream& out) { write_axis_csv(out, rows); });
+}
+void write_random_axis_csv_file(const std::string& path, const std::vector<measurement>& rows) {
+  write_file(path, [&](std::ostream& out) { write_csv_columns(out, rows, random_axis_csv_columns()); });
 }
 void write_json_file(const std::string& path, const run_record& run) {
   write_file(path, [&](std::ostream& out) { write_json(out, run); });

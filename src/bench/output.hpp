@@ -17,6 +17,9 @@ const std::vector<std::string>& csv_columns();
 // bytes_in,bytes_out,time_us,gbps,ceiling_gbps, with min and max after the time), then the rest
 // of the full reductions' columns that mean something for an axis case.
 const std::vector<std::string>& axis_csv_columns();
+// The random axis cases' CSV (--axis --random): case, then the axis columns with the view's
+// strides, offset and parent after shape, then view.
+const std::vector<std::string>& random_axis_csv_columns();
 
 // One CSV field: quoted when it holds a comma, a quote or a line break.
 std::string csv_escape(const std::string& field);
@@ -32,6 +35,7 @@ void write_counters_csv(std::ostream& out, const std::vector<step_counters>& row
 // The same, to a file. Throws warpfold::error when the file cannot be written.
 void write_csv_file(const std::string& path, const std::vector<measurement>& rows);
 void write_axis_csv_file(const std::string& path, const std::vector<measurement>& rows);
+void write_random_axis_csv_file(const std::string& path, const std::vector<measurement>& rows);
 void write_json_file(const std::string& path, const run_record& run);
 void write_counters_csv_file(const std::string& path, const std::vector<step_counters>& rows);
 

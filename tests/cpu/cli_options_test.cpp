@@ -238,6 +238,27 @@ TEST(Options, AxisRefusesWhatItCannotDo) {
   }
 }
 
+TEST(Options, AxisRandomTakesACountAndASeed) {
+  const wc::bench_options o = bench({"--axis", "--random", "200", "--seed", "42", "--csv", "r.csv"});
+  EXPECT_EQ(o.random_cases, 200);
+  EXPECT_EQ(o.seed, 42u);
+  EXPECT_EQ(bench({"--axis", "--random", "5"}).seed, 1u) << "the default seed";
+  EXPECT_EQ(bench({"--axis"}).random_cases, 0);
+  const std::vector<std::vector<std::string>> bad = {
+      {"bench", "--random", "5"},                             // without --axis
+      {"bench", "--axis", "--seed", "3"},                     // a seed without cases
+      {"bench", "--axis", "--random", "0"},                   // no cases
+      {"bench", "--axis", "--random", "5", "--shape", "8x8"},  // the cases are drawn
+      {"bench", "--axis", "--random", "5", "--dims", "0"},
+      {"bench", "--axis", "--random", "5", "--dtype", "f32"},
+  };
+  for (const auto& args : bad) {
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    EXPECT_THROW(wc::parse_command_line(args), wc::usage_error) << joined;
+  }
+}
+
 TEST(Options, HelpMentionsTheAxisCases) {
   const wc::command cmd = wc::parse_command_line(std::vector<std::string>{"bench", "--help"});
   for (const char* text : {"--axis", "--shape", "--dims", "16777216x4", "cub::DeviceSegmentedReduce::Sum",
