@@ -3,7 +3,7 @@ and the error paths. Runs anywhere the C library is built (no GPU needed)."""
 import pytest
 
 import warpfold
-from warpfold import _library, _reductions
+from warpfold import _library, _reductions, bench
 
 
 @pytest.mark.parametrize("dim, axis, rank, expected", [
@@ -140,3 +140,120 @@ def test_unknown_segment_op():
 
 def test_version():
     assert warpfold.version() == warpfold.__version__
+
+
+# ---------------------------------------------------------------- python -m warpfold.bench --cases
+
+RANDOM_CSV_HEADER = ("case,impl,dtype,shape,strides,offset,parent,dims,bytes_in,bytes_out,time_us,time_min_us,"
+                     "time_max_us,gbps,ceiling_gbps,pct_of_ceiling,device,family,n,bytes,launches,trials,batch,"
+                     "buffers,status,note,view\n")
+
+
+def random_csv(tmp_path, *rows):
+    path = tmp_path / "axis_random.csv"
+    path.write_text(RANDOM_CSV_HEADER + "".join(r + "\n" for r in rows))
+    return str(path)
+
+
+READ_CEILING_ROW = ",read_ceiling,,,,,,,2147483648,0,700.000,,,3067.50,,,NVIDIA H100,ceiling,,,,9,,,ok,,"
+CASE_0 = ('0,warpfold,f16,64x128x256x8,262144x2048x8x1,0,16777216,"1,3",33554432,32768,20.000,19.0,21.0,1679.36,'
+          '3067.50,54.75,NVIDIA H100,production,16777216,33587200,,9,1,4,ok,,contiguous')
+CASE_1 = ("1,warpfold,i32,1000,3,5,3100,0,4000,8,5.000,4.9,5.1,0.80,3067.50,0.03,NVIDIA H100,production,1000,4008,"
+          ",9,1,2,ok,,sliced")
+CASE_2 = ('2,warpfold,bf16,300x40x7,1x2100x300,0,84000,"0,2",168000,160,,,,,3067.50,,NVIDIA H100,production,84000,'
+          '168160,,9,,,FAILED,wrong,permuted')
+
+
+def test_bench_cases_layouts_and_ceiling(tmp_path):
+    found = bench.read_cases(random_csv(tmp_path, READ_CEILING_ROW, CASE_0, CASE_1, CASE_2))
+    assert found.ceiling == pytest.approx(3067.5)
+    assert found.device == "NVIDIA H100"
+    assert [c.number for c in found.cases] == [0, 1, 2]
+    c0, c1, c2 = found.cases
+    assert (c0.dtype, c0.shape, c0.strides, c0.offset, c0.parent, c0.dims, c0.view) == (
+        "f16", (64, 128, 256, 8), (262144, 2048, 8, 1), 0, 16777216, (1, 3), "contiguous")
+    assert (c0.dtype_name, c0.itemsize, c0.elements, c0.bytes_in) == ("float16", 2, 16777216, 33554432)
+    assert (c0.kept_shape, c0.outputs, c0.reduced) == ((64, 256), 64 * 256, 128 * 8)
+    assert (c0.shape_text, c0.strides_text, c0.dims_text) == ("64x128x256x8", "262144x2048x8x1", "1,3")
+    assert c0.cli_gbps == pytest.approx(1679.36) and c0.cli_status == "ok"
+    assert (c1.dtype_name, c1.shape, c1.strides, c1.offset, c1.dims, c1.is_float) == ("int32", (1000,), (3,), 5, (0,),
+                                                                                       False)
+    assert (c1.kept_shape, c1.outputs, c1.bytes_in) == ((), 1, 4000)  # a full reduction: one output
+    assert (c2.dtype_name, c2.dims, c2.cli_gbps, c2.cli_status) == ("bfloat16", (0, 2), None, "FAILED")
+
+
+def test_bench_cases_are_taken_once_from_the_warpfold_rows(tmp_path):
+    other_impl = CASE_0.replace(",warpfold,", ",cub,").replace("262144x2048x8x1", "1x64x8192x1048576")
+    found = bench.read_cases(random_csv(tmp_path, CASE_0, other_impl, CASE_1, CASE_0, READ_CEILING_ROW))
+    assert [c.number for c in found.cases] == [0, 1]
+    assert found.cases[0].strides == (262144, 2048, 8, 1)  # not the other impl's row
+    assert found.ceiling == pytest.approx(3067.5)  # the read_ceiling row counts wherever it is
+
+
+def test_bench_cases_without_a_ceiling_row(tmp_path):
+    found = bench.read_cases(random_csv(tmp_path, CASE_1))
+    assert found.ceiling is None and [c.number for c in found.cases] == [1]
+
+
+@pytest.mark.parametrize("row, words", [
+    (CASE_1.replace(",3,5,3100,", ",3x1,5,3100,"), r"line 3 \(case 1\): strides '3x1' has 2 entries for the 1 "
+                                                    r"extents of shape '1000'"),
+    (CASE_1.replace(",3,5,3100,", ",3,5,2000,"), r"the view reaches element 3002, past its parent of 2000 elements"),
+    (CASE_1.replace(",i32,", ",f64,"), r"dtype 'f64' is not one of f32, f16, bf16, i32"),
+    (CASE_1.replace(",i32,1000,", ",i32,10x-4,"), r"shape entry '-4' is not a whole number >= 1"),
+    (CASE_1.replace(",i32,1000,", ",i32,0,"), r"shape entry '0' is not a whole number >= 1"),
+    (CASE_1.replace(",3100,0,", ",3100,1,"), r"dim 1 is out of range for rank 1"),
+    (CASE_0.replace('"1,3"', '"1,1"'), r"dims '1,1' lists a dim twice"),
+    (CASE_0.replace('"1,3"', '""'), r"dims is empty"),
+    (CASE_1.replace("1,warpfold", "x,warpfold"), r"case 'x' is not a whole number >= 0"),
+    (CASE_1 + ",extra", r"line 3: 27 fields expected"),
+    (CASE_0.replace("0,16777216", "0,99"), r"case 0\): the view reaches element"),
+])
+def test_bench_cases_bad_rows_are_clear_errors(tmp_path, row, words):
+    path = random_csv(tmp_path, READ_CEILING_ROW, row)
+    with pytest.raises(ValueError, match=words) as caught:
+        bench.read_cases(path)
+    assert str(caught.value).startswith(path)
+
+
+def test_bench_cases_a_case_with_two_layouts_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match=r"line 3: case 1 again, with another layout"):
+        bench.read_cases(random_csv(tmp_path, CASE_1, CASE_1.replace(",3,5,3100,", ",2,5,3100,")))
+
+
+@pytest.mark.parametrize("text, words", [
+    ("case,impl,dtype,shape,dims\n", r"has no column strides, offset, parent, view"),
+    (RANDOM_CSV_HEADER + READ_CEILING_ROW + "\n", r"has no warpfold rows"),
+    ("", r"has no column case"),
+])
+def test_bench_cases_files_that_are_not_random_bench_csvs(tmp_path, text, words):
+    path = tmp_path / "other.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=words):
+        bench.read_cases(str(path))
+
+
+def test_bench_cases_summary_of_the_large_cases():
+    big, small = 64 << 20, (64 << 20) - 1
+    rows = [
+        {"impl": "torch", "bytes_in": big, "gbps": "1500", "status": "ok"},
+        {"impl": "torch", "bytes_in": big * 2, "gbps": "2400", "status": "ok"},
+        {"impl": "torch", "bytes_in": big, "gbps": "2700", "status": "ok"},
+        {"impl": "torch", "bytes_in": small, "gbps": "10", "status": "ok"},     # too small to count
+        {"impl": "torch", "bytes_in": big, "gbps": "", "status": "FAILED"},
+        {"impl": "cupy", "bytes_in": small, "gbps": "900", "status": "ok"},
+    ]
+    assert bench.summary_lines(rows, 3000.0) == [
+        "the cases that read 64 MiB or more:",
+        "  torch: worst 50.0%, median 80.0% of the read ceiling (3 cases, 1 FAILED left out)",
+        "  cupy: none measured",
+    ]
+    assert bench.summary_lines(rows[:2], None)[1] == "  torch: worst 1500.0 GB/s, median 1950.0 GB/s (2 cases)"
+
+
+def test_bench_cases_command_line():
+    assert bench.parse_args(["--cases", "f.csv"]).parts == ["cases"]
+    for bad in (["--cases", "f.csv", "--sweep"], ["--cases", "f.csv", "--shape", "64x64"],
+                ["--cases", "f.csv", "--dims", "0"]):
+        with pytest.raises(SystemExit):
+            bench.parse_args(bad)

@@ -1,10 +1,12 @@
 """python -m warpfold.bench: times warpfold (through this package), torch.sum and cupy.sum, side
-by side in one process, on the axis cases of `warpfold bench --axis` and, with --sweep, on
-full-array sums of 2^10 to 2^30 floats.
+by side in one process, on the axis cases of `warpfold bench --axis`, with --sweep on
+full-array sums of 2^10 to 2^30 floats, and with --cases on the strided N-D cases of a
+`warpfold bench --axis --random K --csv` file.
 
   python -m warpfold.bench                          # the axis cases, every implementation
   python -m warpfold.bench --sweep --csv sweep.csv   # full sums
   python -m warpfold.bench --shape 8192x8192 --dims 0 --impl warpfold,torch
+  python -m warpfold.bench --cases axis_random.csv --csv axis_random_torch.csv
 
 The axis cases: float32 arrays shaped 8192x8192, 65536x1024, 1024x65536, 4194304x16,
 16x4194304, 1048576x64, 64x1048576 and 16777216x4 (2^26 elements, 256 MiB, each), each summed
@@ -22,18 +24,42 @@ along dim 1 (row sums) and dim 0 (column sums). The sweep: arrays of 1 x 2^k flo
 - every timed answer is checked, output by output, against a float64 sum of the same input,
   within the bench's float tolerance for the reduced length; a wrong answer is FAILED, no time.
 
-The CSV has the columns of `warpfold bench --axis --csv` (impl=warpfold-python, torch or
-cupy). GB/s counts bytes read plus bytes written. ceiling_gbps and pct_of_ceiling are filled
-in from the read ceiling of --ceiling-from (a `warpfold bench --axis --csv` file of the same
-machine and run), and left empty without it. Needs torch and/or cupy on a CUDA GPU (warpfold
-needs one of them to make its arrays); a missing library is reported and the exit status is
-non-zero, but the others still run.
+The CSV has the columns of `warpfold bench --axis --csv` (impl=warpfold for this package, torch
+or cupy), then the case's name. GB/s counts bytes read plus bytes written. ceiling_gbps and
+pct_of_ceiling are filled in from the read ceiling of --ceiling-from (a `warpfold bench --axis
+--csv` file of the same machine and run), and left empty without it.
+
+Needs torch and/or cupy on a CUDA GPU (warpfold needs one of them to make its arrays); a
+missing library is reported and the exit status is non-zero, but the others still run.
+
+--cases FILE: the cases of a `warpfold bench --axis --random K --seed S --csv FILE` run, each
+taken once from its warpfold rows (the file's other rows are ignored). A case is the view of
+`shape` and `strides` starting `offset` elements into a parent buffer of `parent` elements of
+its dtype (f32, f16, bf16 or i32), summed over `dims`. Each rotation buffer is its own parent,
+filled with multiples of 1/256 in [-1, 1) (exact in every float dtype, so the only error is
+the sum's rounding) or with integers in [-128, 128) (int32); the view is
+torch.as_strided(parent, shape, strides, offset), which cupy reads through DLPack (cupy has no
+bfloat16: its rows of bf16 cases are left out, with a note) and warpfold in place. Each
+library writes its own result type: torch and cupy the input's dtype for floats and int64 for
+int32, warpfold float32 for every float and int64 for int32. Float answers are checked against
+a float64 sum within the tolerance above plus the rounding of a float16 or bfloat16 result;
+int32 sums must be exact. The timing is the same as above; the rotation is sized by the
+parent's bytes, as the CLI's is. torch is needed (it builds the views), also when it is not
+timed. The CSV has the columns of the random bench's CSV (case, impl, dtype, shape, strides,
+offset, parent, dims, the timing columns above, then view; `--cases FILE --columns` prints
+them), with impl=torch, cupy or warpfold-python; bytes_in counts the view's elements,
+bytes_out the outputs in each library's result type. The read ceiling is the file's
+read_ceiling row unless --ceiling-from names another. At the end: the worst and the median
+share of the read ceiling (GB/s without one) of each implementation, the CLI's warpfold rows
+of the file included, over the cases that read 64 MiB or more.
+
 Exit status: 0 when every requested implementation ran and every answer was right.
 """
 
 import argparse
 import contextlib
 import csv
+import dataclasses
 import math
 import statistics
 import sys
@@ -57,6 +83,24 @@ VERIFY_BUFFERS = 4              # buffers reduced once more and checked at the e
 MAX_BATCH = 1 << 14
 ROTATION_FACTOR = 4             # the input buffers together are >= 4x L2, as in the bench
 ASSUMED_L2_BYTES = 64 << 20     # when neither library reports the L2 size
+
+# --cases: the columns of `warpfold bench --axis --random K --csv` (src/bench/output.cpp: case,
+# the axis bench's columns with the view's strides, offset and parent after shape, then view),
+# so the files plot and join on case and impl side by side.
+CASES_COLUMNS = [
+    "case", "impl", "dtype", "shape", "strides", "offset", "parent", "dims", "bytes_in", "bytes_out", "time_us",
+    "time_min_us", "time_max_us", "gbps", "ceiling_gbps", "pct_of_ceiling", "device", "family", "n", "bytes",
+    "launches", "trials", "batch", "buffers", "status", "note", "view",
+]
+# The random bench's dtypes: (the NumPy-style name torch, cupy and warpfold know, item bytes).
+CASE_DTYPES = {"f32": ("float32", 4), "f16": ("float16", 2), "bf16": ("bfloat16", 2), "i32": ("int32", 4)}
+ITEM_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int32": 4, "int64": 8}
+# A float16 or bfloat16 result is the float32 sum rounded once more: the check allows one
+# epsilon of that type times the answer on top of the float tolerance (which already covers
+# the rounding to float32).
+RESULT_ROUNDING = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
+CASE_IMPL_NAMES = {"warpfold": "warpfold-python"}  # the file's "warpfold" rows are the CLI's
+SUMMARY_MIN_BYTES = 64 << 20    # the summary covers the cases that read at least this much
 
 
 # ---------------------------------------------------------------- command line
@@ -125,9 +169,18 @@ def parse_args(argv):
     parser.add_argument("--batch-ms", type=float, default=1.0, help="minimum length of one timed batch (default 1)")
     parser.add_argument("--device", type=int, default=0, help="CUDA device ordinal (default 0)")
     parser.add_argument("--columns", action="store_true", help="print the CSV header and exit (needs no GPU)")
+    parser.add_argument("--cases", metavar="RANDOM_CSV",
+                        help="time the cases of this `warpfold bench --axis --random K --csv` file instead "
+                             "(strided N-D views in f32, f16, bf16 and i32; needs torch)")
     args = parser.parse_args(argv)
     args.parts = ["axis"]
-    if args.all:
+    if args.cases:
+        if args.all or args.sweep or args.segments:
+            parser.error("--cases: not with --sweep, --segments or --all")
+        if args.shape is not SHAPES or args.dims is not DIMS:
+            parser.error("--cases: the file gives every shape and dim; leave out --shape and --dims")
+        args.parts = ["cases"]
+    elif args.all:
         args.parts = ["sweep", "axis", "segments"]
     elif args.sweep:
         args.parts = ["sweep"]
@@ -140,13 +193,179 @@ def parse_args(argv):
     return args
 
 
+def ceiling_of(row):
+    """(GB/s, device) of a measured read_ceiling row of a bench CSV; None for any other row."""
+    if row.get("impl") == "read_ceiling" and row.get("status") == "ok" and row.get("gbps"):
+        return float(row["gbps"]), row.get("device", "")
+    return None
+
+
 def read_ceiling(path):
     """The read ceiling (GB/s) and device of a `warpfold bench --axis --csv` file."""
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            if row.get("impl") == "read_ceiling" and row.get("status") == "ok" and row.get("gbps"):
-                return float(row["gbps"]), row.get("device", "")
+            if ceiling_of(row):
+                return ceiling_of(row)
     sys.exit(f"warpfold.bench: {path} has no read_ceiling row (is it a `warpfold bench --axis --csv` file?)")
+
+
+@dataclasses.dataclass(frozen=True)
+class StridedSpec:
+    """One case of a `warpfold bench --axis --random` CSV: a view of `shape` and `strides` (in
+    elements) starting `offset` elements into a parent buffer of `parent` elements, summed over
+    `dims`. cli_gbps and cli_status are the CLI's warpfold measurement of it."""
+    number: int
+    dtype: str          # f32, f16, bf16 or i32, as in the file
+    shape: tuple
+    strides: tuple
+    offset: int
+    parent: int
+    dims: tuple
+    view: str
+    cli_gbps: float = None
+    cli_status: str = ""
+
+    @property
+    def layout(self):  # what must agree between two rows of one case
+        return self.dtype, self.shape, self.strides, self.offset, self.parent, self.dims, self.view
+
+    @property
+    def dtype_name(self):
+        return CASE_DTYPES[self.dtype][0]
+
+    @property
+    def itemsize(self):
+        return CASE_DTYPES[self.dtype][1]
+
+    @property
+    def is_float(self):
+        return self.dtype != "i32"
+
+    @property
+    def elements(self):
+        return math.prod(self.shape)
+
+    @property
+    def bytes_in(self):
+        return self.elements * self.itemsize
+
+    @property
+    def kept_shape(self):
+        return tuple(e for d, e in enumerate(self.shape) if d not in self.dims)
+
+    @property
+    def outputs(self):
+        return math.prod(self.kept_shape)
+
+    @property
+    def reduced(self):
+        return math.prod(self.shape[d] for d in self.dims)
+
+    @property
+    def shape_text(self):
+        return "x".join(map(str, self.shape))
+
+    @property
+    def strides_text(self):
+        return "x".join(map(str, self.strides))
+
+    @property
+    def dims_text(self):
+        return ",".join(map(str, self.dims))
+
+    @property
+    def text(self):
+        return (f"{self.dtype} {self.shape_text}, strides {self.strides_text}, offset {self.offset} "
+                f"of {self.parent}, dims {self.dims_text} ({self.view}), {self.bytes_in / (1 << 20):.1f} MiB")
+
+
+@dataclasses.dataclass
+class CasesFile:
+    cases: list                 # StridedSpec, in the file's order, each case once
+    ceiling: float = None       # GB/s of its read_ceiling row, if it has one
+    device: str = ""
+
+
+CASES_FILE_COLUMNS = ("case", "impl", "dtype", "shape", "strides", "offset", "parent", "dims", "view")
+
+
+def _count(text, what, least):
+    """A whole number >= least written in decimal digits, or a ValueError naming `what`."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or int(text) < least:
+        raise ValueError(f"{what} '{text}' is not a whole number >= {least}")
+    return int(text)
+
+
+def _counts(text, what, least):
+    """The 'x'-joined whole numbers of a shape or strides column."""
+    if not text.strip():
+        raise ValueError(f"{what} is empty (a scalar has nothing to reduce)")
+    return tuple(_count(part, f"{what} entry", least) for part in text.split("x"))
+
+
+def parse_case_row(row):
+    """The StridedSpec of one warpfold row of a random-bench CSV; a ValueError says what is wrong."""
+    number = _count(row["case"], "case", 0)
+    if row["dtype"] not in CASE_DTYPES:
+        raise ValueError(f"dtype '{row['dtype']}' is not one of {', '.join(CASE_DTYPES)}")
+    shape = _counts(row["shape"], "shape", 1)
+    strides = _counts(row["strides"], "strides", 0)
+    if len(strides) != len(shape):
+        raise ValueError(f"strides '{row['strides']}' has {len(strides)} entries for the {len(shape)} extents "
+                         f"of shape '{row['shape']}'")
+    offset = _count(row["offset"], "offset", 0)
+    parent = _count(row["parent"], "parent", 1)
+    last = offset + sum((e - 1) * s for e, s in zip(shape, strides))
+    if last >= parent:
+        raise ValueError(f"the view reaches element {last}, past its parent of {parent} elements")
+    if not row["dims"].strip():
+        raise ValueError("dims is empty")
+    dims = tuple(_count(d, "dim", 0) for d in row["dims"].split(","))
+    for d in dims:
+        if d >= len(shape):
+            raise ValueError(f"dim {d} is out of range for rank {len(shape)}")
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"dims '{row['dims']}' lists a dim twice")
+    gbps = row.get("gbps") or ""
+    return StridedSpec(number, row["dtype"], shape, strides, offset, parent, dims, row["view"].strip(),
+                       float(gbps) if gbps.strip() else None, row.get("status") or "")
+
+
+def read_cases(path):
+    """The cases of a `warpfold bench --axis --random K --csv` file: each case once, from its
+    warpfold rows (the rows of other implementations are ignored), and the read ceiling of its
+    read_ceiling row. A ValueError names the file, the line and what is wrong."""
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        missing = [c for c in CASES_FILE_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"{path} has no column {', '.join(missing)} "
+                             "(is it a `warpfold bench --axis --random K --csv` file?)")
+        found = CasesFile([])
+        by_number = {}
+        for row in reader:
+            if ceiling_of(row) and found.ceiling is None:
+                found.ceiling, found.device = ceiling_of(row)
+            if row["impl"] != "warpfold":
+                continue
+            where = f"{path}, line {reader.line_num}"
+            if None in row or None in row.values():  # too many or too few fields
+                raise ValueError(f"{where}: {len(reader.fieldnames)} fields expected")
+            try:
+                spec = parse_case_row(row)
+            except ValueError as e:
+                raise ValueError(f"{where} (case {row['case'].strip() or '?'}): {e}") from None
+            seen = by_number.get(spec.number)
+            if seen is None:
+                by_number[spec.number] = spec
+                found.cases.append(spec)
+            elif seen.layout != spec.layout:
+                raise ValueError(f"{where}: case {spec.number} again, with another layout ({spec.text}; "
+                                 f"first: {seen.text})")
+    if not found.cases:
+        raise ValueError(f"{path} has no warpfold rows: no cases to time")
+    return found
 
 
 # ---------------------------------------------------------------- the two libraries
@@ -173,6 +392,27 @@ class TorchBackend:
 
     def empty(self, count):
         return self.torch.empty(count, dtype=self.torch.float32, device="cuda")
+
+    def empty_of(self, shape, dtype):
+        return self.torch.empty(shape, dtype=getattr(self.torch, dtype), device="cuda")
+
+    def sum_dtype(self, dtype):
+        """The dtype torch.sum gives for elements of `dtype` (asked of torch itself, on the CPU)."""
+        t = self.torch
+        return str(t.sum(t.zeros(1, dtype=getattr(t, dtype))).dtype).replace("torch.", "")
+
+    def make_parent(self, elements, dtype, seed):
+        """A parent buffer of a --cases view: floats k/256 for integers k in [-256, 256), exact in
+        float16 and bfloat16 too, or int32 in [-128, 128)."""
+        t = self.torch
+        g = t.Generator(device="cuda").manual_seed(seed)
+        if dtype == "int32":
+            return t.randint(-128, 128, (elements,), dtype=t.int32, device="cuda", generator=g)
+        steps = t.randint(-256, 256, (elements,), dtype=t.int16, device="cuda", generator=g)
+        return steps.to(getattr(t, dtype)).mul_(1.0 / 256)
+
+    def strided(self, parent, shape, strides, offset):
+        return self.torch.as_strided(parent, shape, strides, offset)
 
     def sum_into(self, x, dim, out):
         self.torch.sum(x, dim=dim, out=out)
@@ -252,6 +492,13 @@ class CupyBackend:
     def empty(self, count):
         return self.cupy.empty(count, dtype=self.cupy.float32)
 
+    def empty_of(self, shape, dtype):
+        return self.cupy.empty(shape, dtype=dtype)
+
+    def sum_dtype(self, dtype):
+        """The dtype cupy.sum gives for elements of `dtype` (a TypeError for one cupy lacks)."""
+        return self.cupy.sum(self.cupy.zeros(1, dtype=dtype)).dtype.name
+
     def sum_into(self, x, dim, out):
         self.cupy.sum(x, axis=dim, out=out)
 
@@ -300,6 +547,13 @@ class WarpfoldBackend:
 
     def empty(self, count):
         return self.framework.empty(count)
+
+    def empty_of(self, shape, dtype):
+        return self.framework.empty_of(shape, dtype)
+
+    def sum_dtype(self, dtype):
+        from ._library import result_dtype
+        return result_dtype("sum", dtype)
 
     def sum_into(self, x, dim, out):
         self.sum(x, dim=dim, out=out)
@@ -397,6 +651,9 @@ class Case:
     def call_text(self, backend):
         return backend.call_text(self.dim)
 
+    def empty(self, backend):  # the output every call of `backend` writes
+        return backend.empty(self.outputs)
+
     @property
     def case_text(self):
         return f"sum {self.shape_text}" if self.rows == 1 else f"{self.shape_text} dim {self.dim}"
@@ -457,6 +714,7 @@ class SegmentCase:
 
     next_index = Case.next_index
     check = Case.check
+    empty = Case.empty
 
     @property
     def outputs(self):
@@ -478,6 +736,74 @@ class SegmentCase:
 SEGMENT_MEANS = [1, 16, 64, 1024, 8192, 16384, 65536, 1048576]
 
 
+class StridedCase:
+    """A --cases case: its view (StridedSpec) into each of its own parent buffers, summed over
+    its dims by every library into a result of that library's own dtype and of the kept dims'
+    shape. The same rotation and checks as Case; the primary backend must be torch (it builds
+    the views with as_strided). A library that cannot read the view's dtype (cupy has no
+    bfloat16) is left out, with the reason in left_out."""
+
+    def __init__(self, primary, backends, spec, l2_bytes):
+        self.primary, self.spec, self.dim = primary, spec, spec.dims
+        # Sized by the parent, as the CLI's pool is, so both rotate over the same buffers: and,
+        # as there, one allocation with the parents 256 bytes apart, since a tiny parent needs
+        # hundreds of thousands of them to fill 4x L2.
+        pitch_bytes = -(-spec.parent * spec.itemsize // 256) * 256
+        count = rotation_buffers(pitch_bytes, l2_bytes)
+        pitch = pitch_bytes // spec.itemsize
+        pool = primary.make_parent(count * pitch, spec.dtype_name, seed=spec.number * 1000003)
+        self.buffers = [primary.strided(pool, spec.shape, spec.strides, k * pitch + spec.offset) for k in range(count)]
+        self.inputs, self.result_dtypes, self.left_out = {}, {}, {}
+        for b in backends:
+            if getattr(b, "hidden", False):
+                continue
+            try:
+                self.result_dtypes[b.name] = b.sum_dtype(spec.dtype_name)
+                self.inputs[b.name] = [x if b is primary else b.view(x) for x in self.buffers]
+            except Exception as e:  # whatever the library says about the dtype or the layout
+                self.result_dtypes.pop(b.name, None)
+                self.left_out[b.name] = f"{type(e).__name__}: {e}"
+        self.scale = tolerance_scale(spec.reduced)
+        self.references = {}  # buffer -> (expected, tolerance), made when a check first needs it
+        self.cursor = 0
+
+    def reference(self, buffer):
+        if buffer not in self.references:
+            # The float64 sum of int32 elements in [-128, 128) is exact: integer checks are exact.
+            expected, abs_sum = self.primary.reference(self.buffers[buffer], self.dim)
+            tolerance = abs_sum.reshape(-1) * self.scale if self.spec.is_float else 0.0
+            self.references[buffer] = (expected.reshape(-1), tolerance)
+        return self.references[buffer]
+
+    def call(self, backend, x, out):
+        backend.sum_into(x, self.dim, out)
+
+    def call_text(self, backend):
+        return backend.call_text(self.dim)
+
+    def empty(self, backend):
+        return backend.empty_of(self.spec.kept_shape, self.result_dtypes[backend.name])
+
+    next_index = Case.next_index
+
+    @property
+    def outputs(self):
+        return self.spec.outputs
+
+    def check(self, backend, out, buffer):
+        """None when every output of `out`, a sum of buffer `buffer`, is right; else what is wrong."""
+        got = out if backend is self.primary else self.primary.view(out)
+        expected, tolerance = self.reference(buffer)
+        rounding = RESULT_ROUNDING.get(self.result_dtypes[backend.name])
+        if rounding:
+            tolerance = tolerance + rounding * abs(expected)
+        count, first, want, value = self.primary.wrong_outputs(got.reshape(-1), expected, tolerance)
+        if count == 0:
+            return None
+        return (f"{count} of {self.outputs} outputs wrong on buffer {buffer}; first, output {first} (row-major "
+                f"over the kept dims): expected {want:.9g}, got {value:.9g}")
+
+
 class Session:
     """One library on one case, stage by stage like the bench's timing_session."""
 
@@ -486,7 +812,7 @@ class Session:
         self.trials, self.min_batch_us = trials, batch_ms * 1000.0
         self.inputs = case.inputs[backend.name]
         self.last = -1  # the buffer of the last call
-        self.out = backend.empty(case.outputs)
+        self.out = case.empty(backend)
         self.start_event, self.stop_event = backend.timer()
         self.batch = 0
         self.times = []
@@ -564,7 +890,11 @@ def cases(args, primary, backends, l2_bytes):
 
 
 def case_fits(case, backend):
-    """CuPy has no segmented reduction with arbitrary offsets: its rows are left out there."""
+    """CuPy has no segmented reduction with arbitrary offsets: its rows are left out there. A
+    --cases case times only the libraries that can read its view, and not the framework that
+    only makes warpfold's arrays."""
+    if isinstance(case, StridedCase):
+        return backend.name in case.inputs
     return not isinstance(case, SegmentCase) or hasattr(backend, "segments")
 
 
@@ -601,15 +931,21 @@ def row_of(session, ceiling):
     row = dict.fromkeys(COLUMNS, "")
     row.update(impl=b.name, case=case.case_text, dtype="f32", shape=case.shape_text, dims=str(case.dim), bytes_in=bytes_in,
                bytes_out=bytes_out, device=b.device_name, family="framework", n=case.rows * case.cols,
-               bytes=bytes_in + bytes_out, trials=len(session.times), batch=session.batch,
-               buffers=len(case.buffers))
+               bytes=bytes_in + bytes_out, buffers=len(case.buffers))
+    return with_measurement(row, session, ceiling)
+
+
+def with_measurement(row, session, ceiling):
+    """`row`, whose bytes are filled in, with the timing columns of `session` and its status."""
+    case, b = session.case, session.backend
+    row.update(trials=len(session.times), batch=session.batch)
     if ceiling:
         row["ceiling_gbps"] = f"{ceiling:.2f}"
     if session.error is not None:
         row.update(status="FAILED", note=session.error)
         return row
     median = statistics.median(session.times)
-    gbps = (bytes_in + bytes_out) / (median * 1e-6) / 1e9
+    gbps = row["bytes"] / (median * 1e-6) / 1e9
     row.update(time_us=f"{median:.3f}", time_min_us=f"{min(session.times):.3f}",
                time_max_us=f"{max(session.times):.3f}", gbps=f"{gbps:.2f}", status="ok",
                note=f"{b.name} {b.version}, {case.call_text(b)}, {STREAM_NOTE}")
@@ -618,21 +954,97 @@ def row_of(session, ceiling):
     return row
 
 
-def print_row(row):
+def strided_row(spec, backend, result_dtype, ceiling, buffers=""):
+    """The identity and byte columns of a --cases row: bytes_out counts the outputs in the result
+    dtype of `backend` (unknown, so left empty, where it cannot read the case)."""
+    row = dict.fromkeys(CASES_COLUMNS, "")
+    row.update(case=spec.number, impl=CASE_IMPL_NAMES.get(backend.name, backend.name), dtype=spec.dtype,
+               shape=spec.shape_text, strides=spec.strides_text, offset=spec.offset, parent=spec.parent,
+               dims=spec.dims_text, view=spec.view, bytes_in=spec.bytes_in, device=backend.device_name,
+               family="framework", n=spec.elements, buffers=buffers)
+    if result_dtype:
+        row["bytes_out"] = spec.outputs * ITEM_BYTES[result_dtype]
+        row["bytes"] = spec.bytes_in + row["bytes_out"]
+    if ceiling:
+        row["ceiling_gbps"] = f"{ceiling:.2f}"
+    return row
+
+
+def strided_row_of(session, ceiling):
+    case, b = session.case, session.backend
+    row = strided_row(case.spec, b, case.result_dtypes[b.name], ceiling, buffers=len(case.buffers))
+    return with_measurement(row, session, ceiling)
+
+
+def print_row(row, label=None, impl_width=8):
+    label = row["case"] if label is None else label
     if row["status"] != "ok":
-        print(f"{row['case']:>28}  {row['impl']:<8}  FAILED: {row['note']}", flush=True)
+        print(f"{label:>28}  {row['impl']:<{impl_width}}  FAILED: {row['note']}", flush=True)
         return
     pct = f"  {float(row['pct_of_ceiling']):5.1f}% of read" if row["pct_of_ceiling"] else ""
-    print(f"{row['case']:>28}  {row['impl']:<8}  {float(row['time_us']):9.1f} us  "
+    print(f"{label:>28}  {row['impl']:<{impl_width}}  {float(row['time_us']):9.1f} us  "
           f"({float(row['time_min_us']):.1f}-{float(row['time_max_us']):.1f})  {float(row['gbps']):7.1f} GB/s{pct}",
           flush=True)
 
 
-def write_csv(path, rows):
+def summary_lines(rows, ceiling, min_bytes=SUMMARY_MIN_BYTES):
+    """A heading, then the worst and median share of the read ceiling (GB/s without one) of each
+    impl, in the order of first appearance, over its ok rows that read at least min_bytes."""
+    unit, of = ("%", " of the read ceiling") if ceiling else (" GB/s", "")
+    lines = [f"the cases that read {min_bytes >> 20} MiB or more:"]
+    for impl in dict.fromkeys(r["impl"] for r in rows):
+        big = [r for r in rows if r["impl"] == impl and int(r["bytes_in"]) >= min_bytes]
+        values = [float(r["gbps"]) * (100.0 / ceiling if ceiling else 1.0) for r in big if r["status"] == "ok"]
+        failed = f", {len(big) - len(values)} FAILED left out" if len(big) > len(values) else ""
+        if not values:
+            lines.append(f"  {impl}: none measured{failed}")
+            continue
+        lines.append(f"  {impl}: worst {min(values):.1f}{unit}, median {statistics.median(values):.1f}{unit}{of} "
+                     f"({len(values)} case{'' if len(values) == 1 else 's'}{failed})")
+    return lines
+
+
+def write_csv(path, rows, columns=None):
     with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(f, fieldnames=columns or COLUMNS, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
+
+
+def measure_strided_cases(found, args, primary, backends, l2_bytes, ceiling, rows):
+    """--cases: every case of `found` (a CasesFile) on every library; its rows go to `rows`."""
+    shown = [b for b in backends if not getattr(b, "hidden", False)]
+    width = max(len(CASE_IMPL_NAMES.get(b.name, b.name)) for b in shown)
+    for spec in found.cases:
+        label = f"case {spec.number}"
+        print(f"{label}: {spec.text}", flush=True)
+        try:
+            case = StridedCase(primary, backends, spec, l2_bytes)
+        except Exception as e:  # out of memory, say: every library's row says so
+            for b in shown:
+                try:
+                    result_dtype = b.sum_dtype(spec.dtype_name)
+                except Exception:
+                    result_dtype = None
+                row = strided_row(spec, b, result_dtype, ceiling)
+                row.update(status="FAILED", note=f"setting the case up: {type(e).__name__}: {e}")
+                print_row(row, label, width)
+                rows.append(row)
+            for b in backends:
+                b.free()
+            continue
+        for name, why in case.left_out.items():
+            print(f"{label:>28}  {CASE_IMPL_NAMES.get(name, name):<{width}}  left out: it cannot read this view ({why})",
+                  flush=True)
+        sessions = measure_case([b for b in backends if case_fits(case, b)], case, args)
+        for b in shown:
+            if b.name in sessions:
+                row = strided_row_of(sessions[b.name], ceiling)
+                print_row(row, label, width)
+                rows.append(row)
+        del case, sessions
+        for b in backends:
+            b.free()
 
 
 STREAM_NOTE = "current stream"
@@ -643,11 +1055,32 @@ def main(argv):
     args = parse_args(argv)
     STREAM_NOTE = "current stream" if args.stream == "current" else "a new non-blocking stream"
     if args.columns:
-        print(",".join(COLUMNS))
+        print(",".join(CASES_COLUMNS if args.cases else COLUMNS))
         return 0
+    found = None
+    if args.cases:
+        try:
+            found = read_cases(args.cases)
+        except (OSError, ValueError) as e:
+            sys.exit(f"warpfold.bench: {e}")
     ceiling, ceiling_device = read_ceiling(args.ceiling_from) if args.ceiling_from else (None, "")
+    ceiling_source = args.ceiling_from
+    if found and not ceiling and found.ceiling:
+        ceiling, ceiling_device, ceiling_source = found.ceiling, found.device, args.cases
 
-    backends, problems = load_backends(args.impl, args.device)
+    impls = args.impl
+    if found:  # torch builds the views: it comes first, and only makes them when not asked for
+        impls = ["torch"] + [i for i in args.impl if i != "torch"]
+    backends, problems = load_backends(impls, args.device)
+    if found:
+        if not backends or backends[0].name != "torch":
+            for problem in problems:
+                print(f"warpfold.bench: {problem}", file=sys.stderr)
+            print("warpfold.bench: --cases needs torch on a CUDA GPU (it builds the views with torch.as_strided)",
+                  file=sys.stderr)
+            return 1
+        if "torch" not in args.impl:
+            backends[0].hidden = True
     for b in backends:
         print(f"warpfold.bench: {b.name} {b.version} on {b.device_name}", flush=True)
     for problem in problems:
@@ -661,7 +1094,7 @@ def main(argv):
         print(f"warpfold.bench: note: the ceiling comes from {ceiling_device}, this is {backends[0].device_name}",
               file=sys.stderr)
     if ceiling:
-        print(f"warpfold.bench: read ceiling {ceiling:.1f} GB/s (from {args.ceiling_from})", flush=True)
+        print(f"warpfold.bench: read ceiling {ceiling:.1f} GB/s (from {ceiling_source})", flush=True)
 
     primary = backends[0]
     l2_bytes = next((b.l2_bytes for b in backends if b.l2_bytes), None)
@@ -673,20 +1106,30 @@ def main(argv):
     stream_context = primary.new_stream_context() if args.stream == "new" else contextlib.nullcontext()
     try:
         with stream_context:
-            for case in cases(args, primary, backends, l2_bytes):
-                sessions = measure_case([b for b in backends if case_fits(case, b)], case, args)
-                for b in backends:
-                    if getattr(b, "hidden", False) or b.name not in sessions:
-                        continue
-                    row = row_of(sessions[b.name], ceiling)
-                    print_row(row)
-                    rows.append(row)
-                del case, sessions
-                for b in backends:
-                    b.free()
+            if found:
+                measure_strided_cases(found, args, primary, backends, l2_bytes, ceiling, rows)
+            else:
+                for case in cases(args, primary, backends, l2_bytes):
+                    sessions = measure_case([b for b in backends if case_fits(case, b)], case, args)
+                    for b in backends:
+                        if getattr(b, "hidden", False) or b.name not in sessions:
+                            continue
+                        row = row_of(sessions[b.name], ceiling)
+                        print_row(row)
+                        rows.append(row)
+                    del case, sessions
+                    for b in backends:
+                        b.free()
     finally:
-        if args.csv:
-            write_csv(args.csv, rows)  # whatever was measured, also when something threw
+        if args.csv:  # whatever was measured, also when something threw
+            write_csv(args.csv, rows, CASES_COLUMNS if found else COLUMNS)
+    if found:
+        # The CLI's own warpfold rows of the file, beside this run's, against the same ceiling.
+        cli = [{"impl": "warpfold (the CLI, from the file)", "bytes_in": spec.bytes_in, "gbps": spec.cli_gbps,
+                "status": "ok" if spec.cli_status == "ok" and spec.cli_gbps is not None else "FAILED"}
+               for spec in found.cases]
+        for line in summary_lines(rows + cli, ceiling):
+            print(f"warpfold.bench: {line}", flush=True)
     failed = [r for r in rows if r["status"] != "ok"]
     if failed:
         print(f"warpfold.bench: FAILED: {len(failed)} wrong answer(s) (see above); exit status 1", file=sys.stderr)
