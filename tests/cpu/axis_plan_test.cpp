@@ -620,6 +620,14 @@ std::vector<naive_output> naive_view_reduction(const std::vector<std::int64_t>& 
     return fail() << "outputs " << p.outputs << ", expected " << expected.size();
   if (p.outputs == 0) return ::testing::AssertionSuccess();
   std::vector<naive_output> got = planned_reduction(p);
+  if (p.kind == plan_kind::columns) {
+    // The same outputs read as rows of one-element runs (kept_all in the output's order).
+    for (std::int64_t o = 0; o < p.outputs; ++o) {
+      std::vector<std::int64_t> as_rows;
+      for (std::int64_t j = 0; j < p.runs.size(); ++j) as_rows.push_back(p.kept_all.offset(o) + p.runs.offset(j));
+      if (as_rows != got[o].offsets) return fail() << "kept_all reads output " << o << " elsewhere";
+    }
+  }
   const std::int64_t span = warpfold::axis::view_span(in, strides.data(), "test");
   for (std::size_t o = 0; o < expected.size(); ++o) {
     if (!in_order) {

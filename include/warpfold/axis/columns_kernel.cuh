@@ -56,7 +56,9 @@ WARPFOLD_DEVICE void store_items(Acc* to, const Acc (&items)[N], int count, bool
     if (e < count) to[e] = items[e];
 }
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
+// SeveralRuns (p.runs.count > 1) is a template argument, so that its loop's registers do not
+// push the one-stride loop into spilling.
+template <typename T, typename Acc, typename Op, typename ToAcc, bool SeveralRuns>
 __global__ void __launch_bounds__(columns_block, 2)
     columns_kernel(const T* in, plan p, columns_shape shape, Acc* out, Op op, ToAcc to_acc, device::scratch_view scratch) {
   blocks::wait_for_prior_kernels();
@@ -84,48 +86,67 @@ __global__ void __launch_bounds__(columns_block, 2)
     Acc acc[vector_size];
 #pragma unroll
     for (int e = 0; e < vector_size; ++e) acc[e] = op.template identity<Acc>();
-    if (item < shape.items && p.runs.count <= 1) {
-      // One reduced axis (every 2-D case): rows are a fixed stride apart, so addresses step
-      // by a pointer increment, with no index arithmetic in the loop.
-      const std::int64_t stride = p.runs.count ? p.runs.stride[0] * step : 0;
-      std::int64_t j = split * ty + y;
-      const T* at = column + (p.runs.count ? j * p.runs.stride[0] : 0);
-      constexpr int U = rows_in_flight;
-      if (shape.vectorized) {
-        for (; j + (U - 1) * step < reduced; j += U * step, at += U * stride) {
-          blocks::vector16<T> v[U];
+    if constexpr (!SeveralRuns) {
+      if (item < shape.items) {
+        // One reduced axis (every 2-D case): rows are a fixed stride apart, so addresses step
+        // by a pointer increment, with no index arithmetic in the loop.
+        const std::int64_t stride = p.runs.count ? p.runs.stride[0] * step : 0;
+        std::int64_t j = split * ty + y;
+        const T* at = column + (p.runs.count ? j * p.runs.stride[0] : 0);
+        constexpr int U = rows_in_flight;
+        if (shape.vectorized) {
+          for (; j + (U - 1) * step < reduced; j += U * step, at += U * stride) {
+            blocks::vector16<T> v[U];
 #pragma unroll
-          for (int u = 0; u < U; ++u) v[u] = load(at + u * stride, 0);
+            for (int u = 0; u < U; ++u) v[u] = load(at + u * stride, 0);
 #pragma unroll
-          for (int u = 0; u < U; ++u)
+            for (int u = 0; u < U; ++u)
 #pragma unroll
-            for (int e = 0; e < vector_size; ++e) acc[e] = op(acc[e], to_acc(v[u].items[e], j + u * step));
+              for (int e = 0; e < vector_size; ++e) acc[e] = op(acc[e], to_acc(v[u].items[e], j + u * step));
+          }
+          for (; j < reduced; j += step, at += stride) {
+            const blocks::vector16<T> v = load(at, 0);
+#pragma unroll
+            for (int e = 0; e < vector_size; ++e) acc[e] = op(acc[e], to_acc(v.items[e], j));
+          }
+        } else {
+          for (; j + (U - 1) * step < reduced; j += U * step, at += U * stride) {
+            T v[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) v[u] = at[u * stride];
+#pragma unroll
+            for (int u = 0; u < U; ++u) acc[0] = op(acc[0], to_acc(v[u], j + u * step));
+          }
+          for (; j < reduced; j += step, at += stride) acc[0] = op(acc[0], to_acc(*at, j));
         }
-        for (; j < reduced; j += step, at += stride) {
-          const blocks::vector16<T> v = load(at, 0);
-#pragma unroll
-          for (int e = 0; e < vector_size; ++e) acc[e] = op(acc[e], to_acc(v.items[e], j));
-        }
-      } else {
-        for (; j + (U - 1) * step < reduced; j += U * step, at += U * stride) {
-          T v[U];
-#pragma unroll
-          for (int u = 0; u < U; ++u) v[u] = at[u * stride];
-#pragma unroll
-          for (int u = 0; u < U; ++u) acc[0] = op(acc[0], to_acc(v[u], j + u * step));
-        }
-        for (; j < reduced; j += step, at += stride) acc[0] = op(acc[0], to_acc(*at, j));
       }
     } else if (item < shape.items) {
-      // Several reduced axes: each row's address from its index (divisions), one at a time.
-      for (std::int64_t j = split * ty + y; j < reduced; j += step) {
-        const T* at = column + p.runs.offset(j);
-        if (shape.vectorized) {
-          const blocks::vector16<T> v = load(at, 0);
+      // Several reduced axes: each row's address from its index (divisions), U rows' loads
+      // in flight at a time.
+      constexpr int U = rows_in_flight;
+      for (std::int64_t j = split * ty + y; j < reduced; j += U * step) {
+        std::int64_t at[U];
 #pragma unroll
-          for (int e = 0; e < vector_size; ++e) acc[e] = op(acc[e], to_acc(v.items[e], j));
+        for (int u = 0; u < U; ++u) at[u] = j + u * step < reduced ? p.runs.offset(j + u * step) : 0;
+        if (shape.vectorized) {
+          blocks::vector16<T> v[U];
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+            if (j + u * step < reduced) v[u] = load(column + at[u], 0);
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+            if (j + u * step < reduced) {
+#pragma unroll
+              for (int e = 0; e < vector_size; ++e) acc[e] = op(acc[e], to_acc(v[u].items[e], j + u * step));
+            }
         } else {
-          acc[0] = op(acc[0], to_acc(*at, j));
+          T x[U];
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+            if (j + u * step < reduced) x[u] = column[at[u]];
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+            if (j + u * step < reduced) acc[0] = op(acc[0], to_acc(x[u], j + u * step));
         }
       }
     }

@@ -2,6 +2,8 @@
 //
 // - no kept axis: the production reduce's kernel (one output);
 // - contiguous rows of 1, 2, 4, ... 32 vectors: flat_rows_kernel, the array read flat;
+// - contiguous rows of up to 64 elements that are not whole vectors ([N, 3]):
+//   tiled_rows_kernel, through shared memory;
 // - other rows of up to 2048 vectors and enough of them to fill the GPU: short_rows_kernel,
 //   with groups of lanes per row;
 // - longer rows, too few rows, or outputs of several runs: row_chunks_kernel, blocks per
@@ -28,6 +30,7 @@
 #include "warpfold/axis/row_chunks_kernel.cuh"
 #include "warpfold/axis/segments_kernel.cuh"
 #include "warpfold/axis/short_rows_kernel.cuh"
+#include "warpfold/axis/tiled_rows_kernel.cuh"
 #include "warpfold/blocks/grid.cuh"
 #include "warpfold/device/dispatch.cuh"
 #include "warpfold/device/launcher.hpp"
@@ -54,6 +57,16 @@ struct axis_policy {
   // each leaves 1024 columns) and one arrival counter per split output or column tile.
   static constexpr std::int64_t max_partial_bytes = std::int64_t{16} << 20;
   static constexpr std::int64_t max_counters = 16384;
+  // A column tile's work for one kept index (column items x rows) below which the columns
+  // are read as rows of one element instead (small_column_tiles): a 512-thread block with
+  // four loads in flight each.
+  static constexpr std::int64_t min_column_tile_items = 2048;
+  // Contiguous rows up to this long that the flat kernels cannot take go through shared
+  // memory (tiled_rows_kernel), when the gap after each row is at most max_tiled_gap elements
+  // (read along with the rows) and a tile holds at least min_tiled_rows rows.
+  static constexpr std::int64_t max_tiled_row = 64;
+  static constexpr std::int64_t max_tiled_gap = 4;
+  static constexpr std::int64_t min_tiled_rows = 32;
 };
 
 inline int power_of_two_at_least(std::int64_t n, int cap) {
@@ -167,6 +180,34 @@ void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape
   l.launch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), short_rows_block, in, p, shape, out, op, to_acc);
 }
 
+// Plan p's rows as tiled_rows_kernel takes them (one run per output, contiguous runs, at
+// most two kept dimensions: blocks of rows, and rows), if they suit it: short, small gaps,
+// enough rows per tile.
+template <typename T>
+bool tiled_rows_for(const plan& p, tiled_rows_shape& shape) {
+  if (p.runs.count != 0 || p.kept.count > 2 || p.inner_stride != 1) return false;
+  const int inner = p.kept.count - 1;  // the rows' dimension, if any
+  shape.rows = inner >= 0 ? p.kept.extent[inner] : 1;
+  shape.row_stride = inner >= 0 ? p.kept.stride[inner] : p.run_length;
+  shape.row_length = p.run_length;
+  shape.blocks_of_rows = p.kept.count == 2 ? p.kept.extent[0] : 1;
+  shape.outer_stride = p.kept.count == 2 ? p.kept.stride[0] : 0;
+  // Rows of no elements, or overlapping ones (a broadcast: stride 0), are not for tiles.
+  if (shape.row_length <= 0 || shape.row_length > axis_policy::max_tiled_row || shape.row_stride < shape.row_length ||
+      shape.row_stride - shape.row_length > axis_policy::max_tiled_gap)
+    return false;
+  shape.rows_per_tile = std::min(shape.rows, tiled_rows_per_tile<T>(shape.row_stride, shape.row_length));
+  return shape.rows_per_tile >= axis_policy::min_tiled_rows;
+}
+
+template <typename T, typename Acc, typename Op, typename ToAcc>
+void launch_tiled_rows(const T* in, const tiled_rows_shape& shape, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
+  auto kernel = tiled_rows_kernel<T, Acc, Op, ToAcc>;
+  const std::int64_t tiles = blocks::ceil_div(shape.rows, shape.rows_per_tile) * shape.blocks_of_rows;
+  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, tiled_rows_block, l.device());
+  l.launch(kernel, static_cast<unsigned>(balanced_grid(tiles, wave)), tiled_rows_block, in, shape, out, op, to_acc);
+}
+
 template <typename T, typename Acc, typename Op, typename ToAcc>
 void launch_row_chunks(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
 
@@ -230,7 +271,7 @@ void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, d
   shape.tiles = blocks::ceil_div(shape.items, shape.tile_items);
   shape.splits = 1;
 
-  auto kernel = columns_kernel<T, Acc, Op, ToAcc>;
+  auto kernel = p.runs.count > 1 ? columns_kernel<T, Acc, Op, ToAcc, true> : columns_kernel<T, Acc, Op, ToAcc, false>;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, columns_block, l.device());
   const std::int64_t groups = p.kept.size() * shape.tiles;
   const std::int64_t tile_columns = std::int64_t(shape.tile_items) * (shape.vectorized ? V : 1);
@@ -249,6 +290,30 @@ void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, d
                         to_acc);
 }
 
+// A columns plan that leaves a block little work per kept index (753x300x26x3 over the 26:
+// 3 columns by 26 rows for each of 225900 b): a column tile would hold a few dozen elements.
+// Read as rows instead, one-element runs, a lane per output walking its rows (short_rows or
+// row_chunks), neighbouring lanes on neighbouring outputs. The rows plan takes the kept axes in the
+// output's order (kept_all), so any output order works.
+template <typename T>
+bool small_column_tiles(const plan& p) {
+  constexpr int V = blocks::vector16<T>::size;
+  const std::int64_t items = p.columns % V == 0 ? p.columns / V : p.columns;
+  return p.kept.size() > 1 && items * p.runs.size() < axis_policy::min_column_tile_items;
+}
+
+inline plan as_single_element_rows(const plan& columns) {
+  plan rows = columns;
+  rows.kind = plan_kind::rows;
+  rows.kept = columns.kept_all;
+  rows.kept_out = {};
+  rows.kept_all = {};
+  rows.run_length = 1;
+  rows.inner_stride = 1;
+  rows.columns = 0;
+  return rows;
+}
+
 // Enqueues the whole reduction of plan p: one kernel, or none when there is no output.
 template <typename T, typename Acc, typename Op, typename ToAcc>
 void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
@@ -265,8 +330,11 @@ void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::l
       const int log2_row_vectors = flat_row_log2(rows.vectorized, rows.items);
       // A group's work: every item of every run of its output.
       const std::int64_t output_items = p.runs.size() * rows.items;
+      tiled_rows_shape tiled{};
       if (contiguous && log2_row_vectors >= 0)
         launch_flat_rows(in, rows, log2_row_vectors, out, op, to_acc, l);
+      else if (log2_row_vectors < 0 && tiled_rows_for<T>(p, tiled))
+        launch_tiled_rows(in, tiled, out, op, to_acc, l);
       else if (output_items <= axis_policy::always_group_row_items ||
                (output_items <= axis_policy::max_group_row_items && many_rows))
         launch_short_rows(in, p, rows, out, op, to_acc, l);
@@ -275,6 +343,7 @@ void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::l
       return;
     }
     case plan_kind::columns:
+      if (small_column_tiles<T>(p)) return launch(in, as_single_element_rows(p), out, op, to_acc, l);
       launch_columns(in, p, out, op, to_acc, l);
       return;
   }

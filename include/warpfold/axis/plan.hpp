@@ -74,6 +74,9 @@ struct plan {
   // (j, then the element in the run); argmin/argmax count their indices in it.
   strided_dims kept;
   strided_dims kept_out;  // columns
+  // columns: every kept axis, the columns' one included, in the output's order, with its
+  // input strides: the plan read as rows of one-element runs (axis/launch.cuh).
+  strided_dims kept_all;
   strided_dims runs;
   std::int64_t run_length = 0;         // rows
   std::int64_t columns = 0;            // columns
@@ -261,6 +264,7 @@ inline plan make_plan(const shape& in, const std::int64_t* strides, const axes& 
     return p;
   }
   p.kind = plan_kind::columns;
+  detail::push_all(p.kept_all, kept);
   p.columns = kept[inner_column].extent;
   p.column_out_stride = kept[inner_column].out_stride;
   p.inner_stride = inner;

@@ -121,7 +121,8 @@ view_case random_view(std::mt19937_64& random, int max_rank, std::int64_t max_el
 }
 
 template <typename T>
-class AxisViews : public ::testing::Test {};
+class AxisViews : public warpfold_test::gpu_test {};
+class AxisViewsNamed : public warpfold_test::gpu_test {};
 TYPED_TEST_SUITE(AxisViews, op_element_types, type_names);
 
 TYPED_TEST(AxisViews, RandomViewsAndAxisSetsEveryOp) {
@@ -157,8 +158,32 @@ TYPED_TEST(AxisViews, ProductsOverViews) {
   }
 }
 
+// Short rows that are not whole vectors go through shared memory a tile at a time: every
+// op, rows of 3, 5 (a slice x[:, 1:-1] of rows of 7) and 63, from aligned and unaligned
+// starts, with a last tile that is not full.
+TYPED_TEST(AxisViews, ShortRowsThroughSharedMemory) {
+  using T = TypeParam;
+  owned_stream stream;
+  const std::int64_t rows = warpfold_test::quick_mode() ? 2053 : 40961;
+  const warpfold_test::device_input<T> parent(values_with_ties<T>(rows * 64 + 8, 91));
+  const std::vector<view_case> cases = {
+      {rows * 64 + 8, 0, {rows, 3}, {3, 1}, {1}},
+      {rows * 64 + 8, 1, {rows, 3}, {3, 1}, {1}},
+      {rows * 64 + 8, 1, {rows, 5}, {7, 1}, {1}},
+      {rows * 64 + 8, 3, {rows / 2, 63}, {63, 1}, {1}},
+      {rows * 64 + 8, 0, {rows / 4, 7, 3}, {21, 3, 1}, {1, 2}},
+  };
+  for (const view_case& v : cases) {
+    SCOPED_TRACE(v.text());
+    bool ok = expect_view<op::sum, T>(parent, v, stream.get()) && expect_view<op::max, T>(parent, v, stream.get()) &&
+              expect_view<op::argmin, T>(parent, v, stream.get());
+    if constexpr (is_integer_v<T>) ok = ok && expect_view<op::bit_xor, T>(parent, v, stream.get());
+    if (!ok) return;
+  }
+}
+
 // The views people make, by name, on shapes that reach each kernel.
-TEST(AxisViewsNamed, TransposedPermutedSlicedAndBroadcast) {
+TEST_F(AxisViewsNamed, TransposedPermutedSlicedAndBroadcast) {
   owned_stream stream;
   const std::int64_t R = 3001, C = 67;  // odd and prime
   const warpfold_test::device_input<float> m(values_with_ties<float>(R * C, 5));
@@ -185,7 +210,7 @@ TEST(AxisViewsNamed, TransposedPermutedSlicedAndBroadcast) {
   EXPECT_TRUE((expect_view<op::argmax, float>(m, {R * C, 7, {30, 40}, {0, 0}, {0, 1}}, stream.get())));
 }
 
-TEST(AxisViewsNamed, BadStridesAreRefusedAndNothingIsWritten) {
+TEST_F(AxisViewsNamed, BadStridesAreRefusedAndNothingIsWritten) {
   owned_stream stream;
   const warpfold_test::device_input<float> m(values_with_ties<float>(64, 5));
   const sentinel_output<float> out(8);
