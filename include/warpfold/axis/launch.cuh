@@ -180,6 +180,9 @@ void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape
   l.launch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), short_rows_block, in, p, shape, out, op, to_acc);
 }
 
+template <typename T>
+bool tiled_rows_fit(tiled_rows_shape& shape);
+
 // Plan p's rows as tiled_rows_kernel takes them (one run per output, contiguous runs, at
 // most two kept dimensions: blocks of rows, and rows), if they suit it: short, small gaps,
 // enough rows per tile.
@@ -192,6 +195,31 @@ bool tiled_rows_for(const plan& p, tiled_rows_shape& shape) {
   shape.row_length = p.run_length;
   shape.blocks_of_rows = p.kept.count == 2 ? p.kept.extent[0] : 1;
   shape.outer_stride = p.kept.count == 2 ? p.kept.stride[0] : 0;
+  shape.columns = 1;
+  return tiled_rows_fit<T>(shape);
+}
+
+// The same for a columns plan whose slab per kept index is one short contiguous run of rows
+// ([B, R, C] over R, R x C small), with the output in the kept order: each tile row is a slab.
+template <typename T>
+bool tiled_slabs_for(const plan& p, tiled_rows_shape& shape) {
+  if (p.runs.count != 1 || p.runs.stride[0] != p.columns || p.kept.count > 2 || p.inner_stride != 1 ||
+      p.column_out_stride != 1)
+    return false;
+  const int inner = p.kept.count - 1;
+  shape.row_length = p.runs.extent[0] * p.columns;
+  shape.rows = inner >= 0 ? p.kept.extent[inner] : 1;
+  shape.row_stride = inner >= 0 ? p.kept.stride[inner] : shape.row_length;
+  shape.blocks_of_rows = p.kept.count == 2 ? p.kept.extent[0] : 1;
+  shape.outer_stride = p.kept.count == 2 ? p.kept.stride[0] : 0;
+  shape.columns = p.columns;
+  return tiled_rows_fit<T>(shape);
+}
+
+// Whether rows (or slabs) of `shape` suit tiled_rows_kernel: short, small gaps, enough per
+// tile; fills in rows_per_tile.
+template <typename T>
+bool tiled_rows_fit(tiled_rows_shape& shape) {
   // Rows of no elements, or overlapping ones (a broadcast: stride 0), are not for tiles.
   if (shape.row_length <= 0 || shape.row_length > axis_policy::max_tiled_row || shape.row_stride < shape.row_length ||
       shape.row_stride - shape.row_length > axis_policy::max_tiled_gap)
@@ -342,10 +370,14 @@ void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::l
         launch_row_chunks(in, p, out, op, to_acc, l);
       return;
     }
-    case plan_kind::columns:
+    case plan_kind::columns: {
+      tiled_rows_shape slabs{};
+      if (tiled_slabs_for<T>(p, slabs))
+        return launch_tiled_rows(in, slabs, out, op, to_acc, l);
       if (small_column_tiles<T>(p)) return launch(in, as_single_element_rows(p), out, op, to_acc, l);
       launch_columns(in, p, out, op, to_acc, l);
       return;
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 // Short contiguous rows of a length the flat kernels do not take ([N, 3] along dim 1, [N, 5],
-// [N, 12], and slices such as x[:, 1:-1] of them): a block copies a tile of neighbouring rows,
-// one contiguous stretch of memory, into shared memory with 16-byte loads, then each thread
-// adds up one row from there.
+// [N, 12], and slices such as x[:, 1:-1] of them), and small slabs of columns ([B, 31, 2] over
+// the 31): a block copies a tile of neighbouring rows (or slabs), one contiguous stretch of
+// memory, into shared memory with 16-byte loads, then each thread adds up one output from
+// there.
 //
 // Why: a row of 3 floats is 12 bytes, so any reading by rows either leaves lanes idle (a
 // group of 4 lanes on 3 elements) or reads 4-byte elements one at a time, and neither keeps
@@ -34,6 +35,10 @@ struct tiled_rows_shape {
   // `rows` rows, outer_stride elements apart; the outputs are row-major over (block, row).
   std::int64_t blocks_of_rows;
   std::int64_t outer_stride;
+  // Each row may hold `columns` outputs ([B, R, C] over R with R x C small: row r is the slab
+  // of b, and output (r, c) adds its elements c, c + C, ...): row_length is R x C. 1 for
+  // plain rows.
+  std::int64_t columns;
 };
 
 // The rows per tile for rows of `length` elements `stride` apart.
@@ -59,7 +64,7 @@ __global__ void __launch_bounds__(tiled_rows_block)
     const std::int64_t first_row = (t - outer * tiles_per_block) * s.rows_per_tile;
     const std::int64_t rows = s.rows - first_row < s.rows_per_tile ? s.rows - first_row : s.rows_per_tile;
     const T* stretch = in + outer * s.outer_stride + first_row * s.row_stride;
-    Acc* to = out + outer * s.rows + first_row;
+    Acc* to = out + (outer * s.rows + first_row) * s.columns;
     const std::int64_t span = (rows - 1) * s.row_stride + s.row_length;
 
     // The stretch into shared memory: the elements before its first 16-byte boundary and
@@ -86,11 +91,23 @@ __global__ void __launch_bounds__(tiled_rows_block)
     if (tail < span) tile[tail] = stretch[tail];
     __syncthreads();
 
-    for (std::int64_t r = threadIdx.x; r < rows; r += tiled_rows_block) {
-      Acc acc = op.template identity<Acc>();
-      const T* row = tile + r * s.row_stride;
-      for (std::int64_t i = 0; i < s.row_length; ++i) acc = op(acc, to_acc(row[i], i));
-      to[r] = acc;
+    if (s.columns == 1) {  // plain rows: no division per output (rows of 2 are most of the work)
+      for (std::int64_t r = threadIdx.x; r < rows; r += tiled_rows_block) {
+        Acc acc = op.template identity<Acc>();
+        const T* row = tile + r * s.row_stride;
+        for (std::int64_t i = 0; i < s.row_length; ++i) acc = op(acc, to_acc(row[i], i));
+        to[r] = acc;
+      }
+    } else {
+      const int columns = static_cast<int>(s.columns);  // at most max_tiled_row
+      const int reduced = static_cast<int>(s.row_length) / columns;
+      for (int q = threadIdx.x; q < rows * columns; q += tiled_rows_block) {
+        const int r = q / columns, c = q - r * columns;
+        Acc acc = op.template identity<Acc>();
+        const T* row = tile + r * s.row_stride + c;
+        for (int i = 0; i < reduced; ++i) acc = op(acc, to_acc(row[i * columns], i));
+        to[q] = acc;
+      }
     }
     __syncthreads();  // the tile is read before the next one overwrites it
   }

@@ -158,9 +158,10 @@ TYPED_TEST(AxisViews, ProductsOverViews) {
   }
 }
 
-// Short rows that are not whole vectors go through shared memory a tile at a time: every
-// op, rows of 3, 5 (a slice x[:, 1:-1] of rows of 7) and 63, from aligned and unaligned
-// starts, with a last tile that is not full.
+// Short rows that are not whole vectors, and small slabs of columns, go through shared memory
+// a tile at a time: every op, rows of 3, 5 (a slice x[:, 1:-1] of rows of 7) and 63, slabs of
+// 31 x 2, 5 x 12 and 20 x 3, from aligned and unaligned starts, with a last tile that is not
+// full.
 TYPED_TEST(AxisViews, ShortRowsThroughSharedMemory) {
   using T = TypeParam;
   owned_stream stream;
@@ -172,6 +173,11 @@ TYPED_TEST(AxisViews, ShortRowsThroughSharedMemory) {
       {rows * 64 + 8, 1, {rows, 5}, {7, 1}, {1}},
       {rows * 64 + 8, 3, {rows / 2, 63}, {63, 1}, {1}},
       {rows * 64 + 8, 0, {rows / 4, 7, 3}, {21, 3, 1}, {1, 2}},
+      // Slabs of columns: [B, 31, 2] over the 31, [B, 5, 12] over the 5 from an unaligned
+      // start, and a slice of slabs 64 apart.
+      {rows * 64 + 8, 0, {rows, 31, 2}, {62, 2, 1}, {1}},
+      {rows * 64 + 8, 5, {rows, 5, 12}, {60, 12, 1}, {1}},
+      {rows * 64 + 8, 2, {rows / 2, 20, 3}, {64, 3, 1}, {1}},
   };
   for (const view_case& v : cases) {
     SCOPED_TRACE(v.text());
