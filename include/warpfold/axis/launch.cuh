@@ -69,6 +69,23 @@ struct axis_policy {
   static constexpr std::int64_t min_tiled_rows = 32;
 };
 
+// Segments by offsets (axis/segments_kernel.cuh).
+struct segments_policy {
+  static constexpr std::int64_t claims_per_block = 4;
+  // A segment of 8 KB or more is listed and read by many warps: a warp alone reads it at a
+  // few GB/s, and one such segment left at the end would hold up the launch.
+  static constexpr std::int64_t long_bytes = 8 * 1024;
+  // Listed segments are cut in chunks of at least 16 KB: four passes of a warp's 16-byte
+  // loads, four in flight per lane, so that a chunk's claim, partial and arrival stay a small
+  // part of its time, while 2^26 floats still make 16384 chunks to share.
+  static constexpr std::int64_t chunk_bytes = 16 * 1024;
+  // 8192 listed segments and 65536 chunks (256 KB of counters, 1.4 MB of entries and
+  // partials at most). Long segments that do not fit are reduced by the warp that found them:
+  // with that many long segments, whole segments per warp balance anyway.
+  static constexpr int list_capacity = 8192;
+  static constexpr std::int64_t slot_capacity = 65536;
+};
+
 inline int power_of_two_at_least(std::int64_t n, int cap) {
   int p = 1;
   while (p < n && p < cap) p *= 2;
@@ -134,10 +151,6 @@ inline int flat_row_log2(bool vectorized, std::int64_t row_vectors) {
   return -1;
 }
 
-// The fewest segments for which a warp per segment balances: four per resident warp.
-inline std::int64_t segments_for_warp_teams(const device::device_facts& dev) {
-  return 4 * std::int64_t(dev.sm_count) * dev.max_threads_per_sm / blocks::warp_size;
-}
 
 // At most one resident wave, and no block without a full round of loads to issue.
 template <typename Kernel>
@@ -381,23 +394,33 @@ void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::l
   }
 }
 
-// Segments by offsets: a warp each when there are at least four segments per resident warp,
-// else a block each (axis/segments_kernel.cuh says why); at most one resident wave of blocks.
+// Segments by offsets (axis/segments_kernel.cuh): one resident wave of blocks, since the
+// lengths are known only on the device and a few long segments may need every block. Claimed
+// batches are sized so that there are about segment_claims_per_block of them per block:
+// enough to balance, few enough that the claim cursor is no bottleneck (a million one-element
+// segments would otherwise be a million atomics on one address).
 template <typename T, typename Acc, typename Op, typename ToAcc>
 void launch_segments(const T* in, const std::int64_t* begins, const std::int64_t* ends, std::int64_t segments, Acc* out,
                      Op op, ToAcc to_acc, device::launcher& l) {
   if (segments == 0) return;
-  if (segments < segments_for_warp_teams(l.facts())) {
-    auto kernel = segments_by_block_kernel<T, Acc, Op, ToAcc>;
-    const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, segments_block, l.device());
-    l.launch(kernel, static_cast<unsigned>(std::min(segments, wave)), segments_block, in, begins, ends, segments, out, op,
-             to_acc);
-    return;
-  }
   auto kernel = segments_kernel<T, Acc, Op, ToAcc>;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, segments_block, l.device());
-  const std::int64_t work = blocks::ceil_div(segments, segments_block / blocks::warp_size);
-  l.launch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), segments_block, in, begins, ends, segments, out, op, to_acc);
+  segments_shape shape{};
+  shape.segments = segments;
+  const std::int64_t per_claim = segments / (segments_policy::claims_per_block * wave);
+  shape.group = std::min(power_of_two_at_most(std::max<std::int64_t>(per_claim / segments_warps, 1)), blocks::warp_size);
+  shape.groups_per_warp = std::min(power_of_two_at_most(std::max<std::int64_t>(per_claim / (segments_warps * shape.group), 1)),
+                                   max_groups_per_warp);
+  shape.long_items = std::max<std::int64_t>(segments_policy::long_bytes / std::int64_t(sizeof(T)), 1);
+  shape.chunk_items = std::max<std::int64_t>(segments_policy::chunk_bytes / std::int64_t(sizeof(T)), 1);
+  shape.list_capacity = segments_policy::list_capacity;
+  shape.slot_capacity = segments_policy::slot_capacity;
+  // One finish over the grid (the last block out resets the list), the list's counters, and
+  // its entries and chunk partials.
+  const device::scratch_request scratch{1, segment_list_layout::counters(shape),
+                                        segment_list_layout::partial_bytes<Acc>(shape)};
+  l.launch_with_scratch(kernel, static_cast<unsigned>(wave), segments_block, 0, scratch, in, begins, ends, shape, out, op,
+                        to_acc);
 }
 
 }  // namespace warpfold::axis

@@ -27,16 +27,6 @@ inline constexpr int row_chunks_block = 512;
 // eight 16-byte loads in flight, where the production kernel's twice as many threads keep four.
 inline constexpr int row_loads_in_flight = 8;
 
-// Element i of a piece is element i + first of its output: argmin/argmax count in the
-// output's reduced elements, not in the piece.
-template <typename ToAcc>
-struct shift_index {
-  ToAcc to_acc;
-  std::int64_t first;
-  template <typename T>
-  WARPFOLD_DEVICE auto operator()(T x, std::int64_t i) const { return to_acc(x, i + first); }
-};
-
 // How a block reads an output's runs: long runs in pieces with the whole block on one run;
 // short runs (and the runs of a stepped view) through the run lattice, in vectors (every run
 // aligned) or elements; unaligned runs of 64 elements and more by teams, each on a run.
@@ -108,7 +98,7 @@ __global__ void __launch_bounds__(row_chunks_block, 2)
       const int teams = blockDim.x / team, lane = threadIdx.x % team;
       for (std::int64_t j = share.begin + threadIdx.x / team; j < share.end; j += teams)
         acc = blocks::thread_reduce_vectorized<row_loads_in_flight / 2, blocks::streaming_vector_load>(
-            base + p.runs.offset(j), run, lane, team, op, acc, shift_index<ToAcc>{to_acc, j * run});
+            base + p.runs.offset(j), run, lane, team, op, acc, blocks::shift_index<ToAcc>{to_acc, j * run});
     } else {
       // Several long runs: block c takes the c-th of `chunks` equal pieces of their concatenation.
       const index_range piece = chunk_of(per_output, chunks, chunk);
@@ -116,7 +106,7 @@ __global__ void __launch_bounds__(row_chunks_block, 2)
         const std::int64_t lo = std::max(piece.begin, j * run), hi = std::min(piece.end, (j + 1) * run);
         acc = blocks::thread_reduce_vectorized<row_loads_in_flight, blocks::streaming_vector_load>(
             base + p.runs.offset(j) + (lo - j * run), hi - lo, threadIdx.x, blockDim.x, op, acc,
-            shift_index<ToAcc>{to_acc, lo});
+            blocks::shift_index<ToAcc>{to_acc, lo});
       }
     }
     acc = blocks::block_reduce(acc, op);

@@ -17,6 +17,16 @@ struct convert_to {
   WARPFOLD_DEVICE Acc operator()(T x, std::int64_t /*index*/) const { return static_cast<Acc>(x); }
 };
 
+// Element i of a piece is element i + first of the whole it belongs to: argmin/argmax count in
+// the output's elements (an axis output's reduced elements, a segment), not in the piece.
+template <typename ToAcc>
+struct shift_index {
+  ToAcc to_acc;
+  std::int64_t first;
+  template <typename T>
+  WARPFOLD_DEVICE auto operator()(T x, std::int64_t i) const { return to_acc(x, i + first); }
+};
+
 // Plain scalar grid-stride loop: thread `rank` of `count` visits rank, rank+count, ...
 template <typename Acc, typename T, typename Op>
 WARPFOLD_DEVICE Acc thread_reduce_strided(const T* in, std::int64_t n, std::int64_t rank,

@@ -2,7 +2,9 @@
 // device memory, output i reduces d_in[begin[i], end[i]), empty when end <= begin, argmin and
 // argmax indices counted from the segment's begin) on edge-case segments (empty, reversed,
 // overlapping, nested, duplicated, at the input's end, lengths 1, 31, 32, 33, 1000, 100003,
-// at odd starting offsets) and on thousands of random ones; and reduce_fixed_segments (the
+// at odd starting offsets), on thousands of random ones, on back-to-back segments of every
+// length class (alone and mixed in one call), and past the kernel's list of long segments; and
+// reduce_fixed_segments (the
 // same as a [segments, size] array over axis 1), including 0 segments and segments of size 0.
 // Every op, blocking and async, against the independent CPU reference.
 #include <algorithm>
@@ -107,8 +109,8 @@ void segments_for_op(cudaStream_t stream) {
   const std::uint64_t seed = seed_for(std::string("segments/") + op_name<Op>() + "/" + type_name<T>(), segment_input_size);
   SCOPED_TRACE(::testing::Message() << op_name<Op>() << " " << type_name<T>() << " seed = " << seed);
   const device_input<T> input(values_for<Op, T>(segment_input_size, seed));
-  // 5000 segments take a block each, 40000 a warp each (axis/launch.cuh: the switch is at four
-  // segments per resident warp, 33792 segments on an H100).
+  // 5000 segments come in warp groups of one or two, 40000 in groups of four or eight
+  // (axis/launch.cuh sizes the groups from the count).
   if (expect_segments<Op>(input, edge_segments(), stream) && expect_segments<Op>(input, random_segments(5000, seed), stream))
     expect_segments<Op>(input, random_segments(40000, seed + 1), stream);
   EXPECT_TRUE(input.unchanged());
@@ -130,7 +132,99 @@ TYPED_TEST(AxisSegments, EveryOpOnEdgeCaseAndRandomSegments) {
   }
 }
 
+// Back-to-back segments (each begins where the one before ends), as a CSR matrix's rows or a
+// batch of variable-length sequences give them, covering `n` elements: lengths drawn in runs
+// of `run` segments, each run's mean length picked from `means` (uniform in [0, 2 * mean]).
+std::vector<segment> back_to_back_segments(std::int64_t n, const std::vector<std::int64_t>& means, std::int64_t run,
+                                           std::uint64_t seed) {
+  std::vector<segment> segments;
+  std::int64_t at = 0, mean = means[0];
+  for (std::uint64_t i = 0; at < n; ++i) {
+    const std::uint64_t h = splitmix64(seed + i);
+    if (static_cast<std::int64_t>(i) % run == 0) mean = means[(h >> 32) % means.size()];
+    const std::int64_t length = std::min(n - at, static_cast<std::int64_t>(h % static_cast<std::uint64_t>(2 * mean + 1)));
+    segments.push_back({at, at + length});
+    at += length;
+  }
+  return segments;
+}
+
+// Every length class in one call, and each alone: a million tiny segments (warp groups of 32),
+// medium ones (teams per segment), long ones (listed, one block each, or cut in chunks over
+// many blocks), and a few that hold most of the input.
+template <typename Op, typename T>
+void length_classes_for_op(cudaStream_t stream) {
+  const std::int64_t n = quick_mode() ? 60000 : 1200000;
+  const std::uint64_t seed = seed_for(std::string("segment lengths/") + op_name<Op>() + "/" + type_name<T>(), n);
+  SCOPED_TRACE(::testing::Message() << op_name<Op>() << " " << type_name<T>() << " seed = " << seed);
+  const device_input<T> input(values_for<Op, T>(n, seed));
+  const std::vector<std::vector<std::int64_t>> mixes = {
+      {1}, {5}, {70}, {1500}, {30000}, {n / 6}, {0, 1, 4, 16, 64, 1024, 30000, n / 6}};
+  for (const std::vector<std::int64_t>& means : mixes) {
+    SCOPED_TRACE(::testing::Message() << "mean lengths " << means[0] << (means.size() > 1 ? " and others" : ""));
+    if (!expect_segments<Op>(input, back_to_back_segments(n, means, 3, seed), stream)) break;
+  }
+  EXPECT_TRUE(input.unchanged());
+}
+
+TYPED_TEST(AxisSegments, BackToBackSegmentsOfEveryLengthClass) {
+  using T = TypeParam;
+  owned_stream stream;
+  length_classes_for_op<op::sum, T>(stream.get());
+  length_classes_for_op<op::argmax, T>(cudaStream_t{});
+  length_classes_for_op<op::min, T>(stream.get());
+}
+
 class AxisSegmentsSemantics : public gpu_test {};
+
+// More long segments than the list holds (8192), and more chunks than it has partials for
+// (65536): the warp that finds a segment then reduces it itself, or one block takes it whole.
+// Every segment here is the same range, so one reference serves them all.
+template <typename T>
+void expect_same_segment_everywhere(std::int64_t count, std::int64_t length, std::int64_t shift) {
+  const std::int64_t n = length + shift;
+  const std::uint64_t seed = seed_for(std::string("list overflow/") + type_name<T>(), count);
+  SCOPED_TRACE(::testing::Message() << count << " segments of " << length << " " << type_name<T>() << ", seed = " << seed);
+  const device_input<T> input(values_for<op::sum, T>(n, seed));
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(length));
+  std::iota(offsets.begin(), offsets.end(), 0);
+  const auto expected = expected_output<op::sum, T>(input.host_values(), shift, offsets);
+  const device_array<std::int64_t> begins = upload(std::vector<std::int64_t>(static_cast<std::size_t>(count), shift));
+  const device_array<std::int64_t> ends = upload(std::vector<std::int64_t>(static_cast<std::size_t>(count), n));
+  const auto got = warpfold::reduce_segments<op::sum>(input.data(), begins.data(), ends.data(), count);
+  ASSERT_EQ(got.size(), static_cast<std::size_t>(count));
+  std::int64_t wrong = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const ::testing::AssertionResult m = expected.matches(got[i]);
+    if (!m && wrong++ < 5) ADD_FAILURE() << "segment " << i << ": " << m.message();
+  }
+  EXPECT_EQ(wrong, 0);
+  EXPECT_TRUE(input.unchanged());
+}
+
+TEST_F(AxisSegmentsSemantics, MoreLongSegmentsThanTheListHolds) {
+  expect_same_segment_everywhere<float>(9000, 3001, 3);
+  if (quick_mode()) GTEST_SKIP() << "the chunk overflow reads 4 GB: not under the sanitizers";
+  expect_same_segment_everywhere<double>(1100, 8192 * 64 + 5, 1);
+}
+
+// The kernel leaves its list's counters at zero for the next call: the same call again, and
+// one of another length class, give the same outputs.
+TEST_F(AxisSegmentsSemantics, RepeatedCallsAgree) {
+  const std::int64_t n = 400000;
+  const device_input<float> input(make_values<float>(n, 11));
+  for (const std::vector<std::int64_t>& means : {std::vector<std::int64_t>{n / 3}, {3}, {n / 3, 2, 40000}}) {
+    std::vector<std::int64_t> begins, ends;
+    for (const segment& s : back_to_back_segments(n, means, 2, 5)) begins.push_back(s.begin), ends.push_back(s.end);
+    const device_array<std::int64_t> d_begin = upload(begins), d_end = upload(ends);
+    const std::int64_t count = static_cast<std::int64_t>(begins.size());
+    const auto first = warpfold::reduce_segments<op::sum>(input.data(), d_begin.data(), d_end.data(), count);
+    for (int again = 0; again < 3; ++again)
+      EXPECT_EQ(warpfold::reduce_segments<op::sum>(input.data(), d_begin.data(), d_end.data(), count), first)
+          << "mean length " << means[0] << ", call " << again + 2;
+  }
+}
+
 
 TEST_F(AxisSegmentsSemantics, ArgIndicesCountFromTheSegmentsBegin) {
   std::vector<float> x(5000, 1.0f);
