@@ -10,13 +10,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "axis_command.hpp"
 #include "bench/axis_random.hpp"
+#include "bench/buffer_references.hpp"
 #include "bench/device.hpp"
 #include "bench/output.hpp"
 #include "bench/pool.hpp"
@@ -25,7 +25,6 @@
 #include "bench/view_implementation.hpp"
 #include "bench/view_reference.hpp"
 #include "bench_common.hpp"
-#include "warpfold/error.hpp"
 
 namespace warpfold::cli {
 namespace {
@@ -43,45 +42,20 @@ std::string fixed(double value, int decimals) {
 
 // "case 7 (f16 64x128x8 over 1, sliced)"
 std::string describe_row(const measurement& m) {
-  return "case " + m.case_index + ": " + m.dtype + " " + m.shape + " over " + m.dims + ", " + m.view;
+  return "case " + m.case_id + ": " + m.dtype + " " + m.shape + " over " + m.dims + ", " + m.view;
 }
 
-// The references of one case, one per buffer of its pool, each computed from a host copy of
-// that buffer the first time a check asks for it (outside any timed region).
-class view_references {
- public:
-  view_references(bench::input_pool& pool, const bench::view_case& c) : pool_(pool), case_(c) {}
-  const bench::view_reference& of(int buffer) {
-    const auto found = references_.find(buffer);
-    if (found != references_.end()) return found->second;
-    std::vector<unsigned char> copy(static_cast<std::size_t>(pool_.buffer_bytes()));
-    WARPFOLD_CUDA_CHECK(cudaMemcpy(copy.data(), pool_.buffer(buffer), copy.size(), cudaMemcpyDeviceToHost));
-    return references_.emplace(buffer, bench::compute_view_reference(case_, copy.data())).first->second;
-  }
-
- private:
-  bench::input_pool& pool_;
-  bench::view_case case_;
-  std::map<int, bench::view_reference> references_;
-};
-
+// The pool holds the view's parent; n counts the view's own elements.
 measurement case_row(const bench::view_case& c, int output_bytes, const bench::input_pool& pool,
-                     const bench::timing_options& timing, const std::string& device_name, double ceiling_gbps) {
-  measurement m;
-  m.impl = "warpfold";
-  m.family = "production";
-  m.dtype = std::string(bench::name(c.type));
+                     const case_context& at) {
+  measurement m = pending_row("warpfold", "production", pool, at.timing, at.device.name, at.ceiling.read.gbps);
   m.n = c.elements();
   m.shape = bench::join_extents(c.extents);
   m.dims = bench::join_dims(c.dims);
   m.bytes_in = c.bytes_in();
   m.bytes_out = c.bytes_out(output_bytes);
   m.bytes = m.bytes_in + m.bytes_out;
-  m.ceiling_gbps = ceiling_gbps;
-  m.trials = timing.trials;
-  m.buffers = pool.buffers();
-  m.device = device_name;
-  m.case_index = std::to_string(c.index);
+  m.case_id = std::to_string(c.index);
   m.strides = bench::join_extents(c.strides);
   m.offset = c.offset;
   m.parent = c.parent;
@@ -89,15 +63,16 @@ measurement case_row(const bench::view_case& c, int output_bytes, const bench::i
   return m;
 }
 
-measurement measure_view_case(const bench::view_case& c, const bench::device_description& device,
-                              const bench::timing_options& timing, double ceiling_gbps, std::uint64_t seed,
-                              cudaStream_t stream, progress& bar) {
-  bench::input_pool pool(c.type, c.parent, device.l2_bytes, seed ^ (0x9e3779b97f4a7c15ull * (c.index + 1)), stream);
-  view_references references(pool, c);
+std::vector<measurement> measure_view_case(const bench::view_case& c, std::uint64_t seed, const case_context& at) {
+  const cudaStream_t stream = at.stream;
+  bench::input_pool pool(c.type, c.parent, at.device.l2_bytes, seed ^ (0x9e3779b97f4a7c15ull * (c.index + 1)), stream);
+  bench::buffer_references<bench::view_reference> references(
+      pool, [&c](const void* host_copy) { return bench::compute_view_reference(c, host_copy); });
   const int output_bytes = bench::make_view_warpfold(c)->output_bytes();
   std::vector<contender> one(1);
-  one[0].row = case_row(c, output_bytes, pool, timing, device.name, ceiling_gbps);
+  one[0].row = case_row(c, output_bytes, pool, at);
   one[0].label = "warpfold";
+  const bench::timing_options& timing = at.timing;
   one[0].open = [&c, &pool, &references, &timing, stream] {
     std::unique_ptr<bench::view_implementation> impl = bench::make_view_warpfold(c);
     bench::view_implementation& answers = *impl;
@@ -107,7 +82,7 @@ measurement measure_view_case(const bench::view_case& c, const bench::device_des
     auto session = std::make_unique<bench::timing_session>(*impl, pool, check, timing, stream);
     return contender::opened{std::move(impl), std::move(session)};
   };
-  return measure_interleaved(one, timing.trials, bench::describe(c) + ": ", bar).front();
+  return measure_interleaved(one, timing.trials, bench::describe(c) + ": ", at.bar);
 }
 
 // A small case meets its target when it takes at most the launch floor plus its bytes at
@@ -122,7 +97,7 @@ void print_random_table(std::ostream& out, const std::vector<measurement>& rows,
   for (const char* h : {"case", "dtype", "shape", "dims", "view"}) table.add_column(h, bench::align::left);
   for (const char* h : {"MiB in", "time µs", "GB/s", "% of read", "small-case margin"}) table.add_column(h);
   for (const measurement& m : rows) {
-    std::vector<std::string> cells = {m.case_index, m.dtype, m.shape, m.dims, m.view,
+    std::vector<std::string> cells = {m.case_id, m.dtype, m.shape, m.dims, m.view,
                                       fixed(double(m.bytes_in) / (1 << 20), 1)};
     if (m.ok) {
       cells.insert(cells.end(), {bench::format_time_us(m.time_us), bench::format_gbps(m.gbps),
@@ -136,7 +111,7 @@ void print_random_table(std::ostream& out, const std::vector<measurement>& rows,
   }
   out << "\n" << table.render();
   for (const measurement& m : rows)
-    if (!m.ok) out << "FAILED case " << m.case_index << ": " << m.error << "\n";
+    if (!m.ok) out << "FAILED case " << m.case_id << ": " << m.error << "\n";
 }
 
 // The worst and the median share of the ceiling over the large cases, and the worst margin
@@ -170,52 +145,31 @@ void print_random_summary(std::ostream& out, const std::vector<measurement>& row
 int run_axis_random_bench(const bench_options& o) {
   bench::require_device(o.device);
   const std::vector<bench::view_case> cases = bench::random_view_cases(o.random_cases, o.seed);
-  const bench::device_description device = bench::open_device(o.device);
 
-  const bench::timing_options timing = timing_of(o);
-  bench::run_record record = new_record(device, timing);
-
-  progress bar(!o.quiet, static_cast<int>(cases.size()));
-  owned_stream stream;
-  const ceilings ceiling = begin_run(o, device, timing, stream, bar, record);
-  const double launch_floor_us = ceiling.launch_dependent.ok ? ceiling.launch_dependent.time_us : ceiling.launch.time_us;
-  std::cout << "axis      " << cases.size() << " random cases from seed " << o.seed
-            << ": sums over a random set of axes of N-D arrays and views (f32, f16, bf16 and i32),\n"
-            << "          into a device output. GB/s = (bytes of the view's elements + bytes written) / time.\n"
-            << "          Every output is checked against a host reference walking the view's strides.\n"
-            << std::flush;
-
-  auto write_outputs = [&] {
-    if (!o.csv_path.empty()) bench::write_random_axis_csv_file(o.csv_path, record.measurements);
-    if (!o.json_path.empty()) bench::write_json_file(o.json_path, record);
+  case_bench random;
+  random.measurements = static_cast<int>(cases.size());
+  random.print_legend = [&](std::ostream& out) {
+    out << "axis      " << cases.size() << " random cases from seed " << o.seed
+        << ": sums over a random set of axes of N-D arrays and views (f32, f16, bf16 and i32),\n"
+        << "          into a device output. GB/s = (bytes of the view's elements + bytes written) / time.\n"
+        << "          Every output is checked against a host reference walking the view's strides.\n";
   };
-  std::vector<measurement> rows;
-  bool any_failed = false;
-  try {
+  random.measure = [&](const case_context& at, const keep_rows& keep) {
     for (const bench::view_case& c : cases) {
-      const std::int64_t needed = bench::input_pool::bytes_needed(c.type, c.parent, device.l2_bytes) +
+      const std::int64_t needed = bench::input_pool::bytes_needed(c.type, c.parent, at.device.l2_bytes) +
                                   c.outputs() * 8 + (std::int64_t(512) << 20);
-      if (needed > bench::free_device_memory()) {
-        bar.note("note: skipping " + bench::describe(c) + ": not enough free device memory");
-        bar.skip(1);
-        continue;
-      }
-      const measurement m = measure_view_case(c, device, timing, ceiling.read.gbps, o.seed, stream, bar);
-      bar.result(bench::describe(c), m);
-      any_failed = any_failed || !m.ok;
-      record.measurements.push_back(m);
-      rows.push_back(m);
+      if (!fits_in_device_memory(bench::describe(c), needed, 1, at.bar)) continue;
+      keep(bench::describe(c), measure_view_case(c, o.seed, at));
     }
-  } catch (...) {
-    bar.clear();
-    write_outputs();
-    throw;
-  }
-  bar.clear();
-  print_random_table(std::cout, rows, launch_floor_us);
-  print_random_summary(std::cout, rows, launch_floor_us);
-  write_outputs();
-  return exit_code_after(any_failed);
+  };
+  random.print_results = [](std::ostream& out, const std::vector<measurement>& rows, const ceilings& ceiling) {
+    const double launch_floor_us =
+        ceiling.launch_dependent.ok ? ceiling.launch_dependent.time_us : ceiling.launch.time_us;
+    print_random_table(out, rows, launch_floor_us);
+    print_random_summary(out, rows, launch_floor_us);
+  };
+  random.write_csv_file = bench::write_random_axis_csv_file;
+  return run_case_bench(o, random);
 }
 
 }  // namespace warpfold::cli

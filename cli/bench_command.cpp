@@ -22,6 +22,7 @@
 #include "axis_command.hpp"
 #include "bench_common.hpp"
 #include "counters.hpp"
+#include "segments_command.hpp"
 
 namespace warpfold::cli {
 namespace {
@@ -205,16 +206,8 @@ std::vector<measurement> measure_point(const std::vector<const bench::impl_entry
                                        double ceiling_gbps, progress& bar) {
   // The fields every row of this point shares.
   auto row_of = [&](const std::string& impl, const std::string& family) {
-    measurement m;
-    m.impl = impl;
-    m.family = family;
-    m.dtype = std::string(bench::name(t));
-    m.n = pool.n();
+    measurement m = pending_row(impl, family, pool, timing, device_name, ceiling_gbps);
     m.bytes = pool.buffer_bytes();
-    m.ceiling_gbps = ceiling_gbps;
-    m.trials = timing.trials;
-    m.buffers = pool.buffers();
-    m.device = device_name;
     return m;
   };
   std::vector<contender> all;
@@ -275,6 +268,7 @@ std::int64_t memory_needed(bench::dtype t, std::int64_t n, std::int64_t l2_bytes
 
 int run_bench(const bench_options& o) {
   if (o.axis) return run_axis_bench(o);
+  if (o.segments) return run_segments_bench(o);
   // The device first: without a GPU this throws and main prints a single line. (No context
   // yet: the ncu child below gets the GPU to itself.)
   bench::require_device(o.device);
@@ -425,6 +419,7 @@ void print_list(std::ostream& out) {
          "  launch_floor_dependent  the same, as programmatic dependent launches (warpfold's own launch mode)\n"
          "\nTypes (--dtype): i32, f32, f64, f16, bf16\n";
   print_axis_list(out);
+  print_segments_list(out);
 }
 
 }  // namespace warpfold::cli

@@ -8,12 +8,13 @@
 
 namespace warpfold::cli {
 
-// Runs the bench (with --axis, the axis bench: axis_command.hpp). Returns the exit code: 0 when every timed result was right, 1 when any was
-// FAILED. Throws bench::no_device_error without a GPU, and other warpfold errors.
+// Runs the bench (with --axis, the axis bench: axis_command.hpp; with --segments, the segment
+// bench: segments_command.hpp). Returns the exit code: 0 when every timed result was right, 1
+// when any was FAILED. Throws bench::no_device_error without a GPU, and other warpfold errors.
 int run_bench(const bench_options& options);
 
 // Every ladder step, finisher, baseline and ceiling with its one-line description, then the
-// axis bench's implementations and cases. No GPU.
+// axis and segment benches' implementations and cases. No GPU.
 void print_list(std::ostream& out);
 
 }  // namespace warpfold::cli

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 
 #include "bench/device.hpp"
 #include "bench/gpu.hpp"
+#include "bench/output.hpp"
 #include "bench/pool.hpp"
 #include "bench/sizes.hpp"
 #include "bench/statistics.hpp"
@@ -265,6 +267,109 @@ bench::run_record new_record(const bench::device_description& d, const bench::ti
   record.device = d;
   record.method = {t.trials, t.warmup_calls, t.min_batch_us, bench::input_pool::rotation_factor, block_size};
   return record;
+}
+
+measurement pending_row(const std::string& impl, const std::string& family, const bench::input_pool& pool,
+                        const bench::timing_options& timing, const std::string& device_name, double ceiling_gbps) {
+  measurement m;
+  m.impl = impl;
+  m.family = family;
+  m.dtype = std::string(bench::name(pool.type()));
+  m.n = pool.n();
+  m.ceiling_gbps = ceiling_gbps;
+  m.trials = timing.trials;
+  m.buffers = pool.buffers();
+  m.device = device_name;
+  return m;
+}
+
+contender::opened open_checking_outputs(std::unique_ptr<bench::axis_implementation> impl, outputs_check check,
+                                        bench::input_pool& pool, const case_context& at) {
+  bench::axis_implementation& answers = *impl;
+  const cudaStream_t stream = at.stream;
+  auto check_last_call = [&answers, check = std::move(check), stream](int buffer) {
+    return check(buffer, answers.fetch_outputs(stream));
+  };
+  auto session = std::make_unique<bench::timing_session>(*impl, pool, check_last_call, at.timing, stream);
+  return {std::move(impl), std::move(session)};
+}
+
+bool fits_in_device_memory(const std::string& what, std::int64_t needed, int measurements, progress& bar) {
+  const std::int64_t free_bytes = bench::free_device_memory();
+  if (needed <= free_bytes) return true;
+  bar.note("note: skipping " + what + ": needs about " + bench::format_bytes(double(needed)) +
+           " of device memory, " + bench::format_bytes(double(free_bytes)) + " free");
+  bar.skip(measurements);
+  return false;
+}
+
+int run_case_bench(const bench_options& o, const case_bench& spec) {
+  const bench::device_description device = bench::open_device(o.device);
+  const bench::timing_options timing = timing_of(o);
+  bench::run_record record = new_record(device, timing);
+  progress bar(!o.quiet, spec.measurements);
+
+  owned_stream stream;
+  const ceilings ceiling = begin_run(o, device, timing, stream, bar, record);
+  spec.print_legend(std::cout);
+  std::cout << std::flush;
+
+  std::vector<measurement> rows;
+  bool any_failed = false;
+  const keep_rows keep = [&](const std::string& what, const std::vector<measurement>& measured) {
+    for (const measurement& m : measured) {
+      bar.result(what + " " + m.impl, m);
+      any_failed = any_failed || !m.ok;
+      record.measurements.push_back(m);
+      rows.push_back(m);
+    }
+  };
+  auto write_outputs = [&] {
+    if (!o.csv_path.empty()) spec.write_csv_file(o.csv_path, record.measurements);
+    if (!o.json_path.empty()) bench::write_json_file(o.json_path, record);
+  };
+  try {
+    spec.measure({device, timing, ceiling, stream, bar}, keep);
+  } catch (...) {
+    bar.clear();
+    write_outputs();
+    throw;
+  }
+  bar.clear();
+  write_outputs();
+  spec.print_results(std::cout, rows, ceiling);
+  return exit_code_after(any_failed);
+}
+
+std::vector<std::string> result_cells(const measurement& m) {
+  if (!m.ok) return {"FAILED", "-", "-", "-"};
+  return {bench::format_time_us(m.time_us),
+          bench::format_time_us(m.time_min_us) + "–" + bench::format_time_us(m.time_max_us),
+          bench::format_gbps(m.gbps), bench::format_percent(m.percent_of_ceiling())};
+}
+
+std::optional<double> speedup_over_cub(const measurement& m, const std::vector<measurement>& rows, const same_case& same) {
+  if (!m.ok) return std::nullopt;
+  for (const measurement& other : rows)
+    if (other.impl == "cub" && other.ok && same(other, m)) return other.time_us / m.time_us;
+  return std::nullopt;
+}
+
+void print_lowest_shares(std::ostream& out, const std::vector<measurement>& rows,
+                         const std::function<std::string(const measurement&)>& where) {
+  std::vector<std::string> impls;
+  std::map<std::string, const measurement*> lowest;
+  for (const measurement& m : rows) {
+    if (!m.has_bandwidth()) continue;
+    if (!lowest.count(m.impl)) impls.push_back(m.impl);
+    const measurement*& low = lowest[m.impl];
+    if (!low || m.percent_of_ceiling() < low->percent_of_ceiling()) low = &m;
+  }
+  for (const std::string& impl : impls) {
+    const measurement& m = *lowest[impl];
+    out << "lowest    " << impl << ": " << bench::format_percent(m.percent_of_ceiling()) << "% of the read ceiling ("
+        << where(m) << ")\n";
+  }
 }
 
 }  // namespace warpfold::cli

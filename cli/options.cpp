@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "bench/output.hpp"
+#include "bench/segment_cases.hpp"
 #include "bench/sizes.hpp"
 
 namespace warpfold::cli {
@@ -15,6 +16,7 @@ namespace {
 struct raw_bench_options {
   bool sweep = false;
   bool axis = false;
+  bool segments = false;
   int random_cases = 0;
   std::uint64_t seed = 1;
   bool seed_given = false;
@@ -49,6 +51,13 @@ std::string issue_arrays() {
          ") shaped " + joined(shapes, ", ");
 }
 
+// "1, 4, 16, 64, 1024, 65536"
+std::string segment_means() {
+  std::vector<std::string> means;
+  for (std::int64_t mean : bench::segment_mean_lengths()) means.push_back(std::to_string(mean));
+  return joined(means, ", ");
+}
+
 std::string finisher_names() {
   std::string names;
   for (const auto& f : ladder::finishers) names += (names.empty() ? "" : ", ") + std::string(f.name);
@@ -67,6 +76,19 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
                    "cub::DeviceSegmentedReduce::Sum for the dim-1 cases, each checked output by output against a host "
                    "reference. GB/s counts bytes read plus bytes written; the read ceiling is measured in the same "
                    "run. Takes --shape, --dims, --impl, --trials, --batch-ms, --csv and --json.");
+  app.add_flag("--segments", o.segments,
+               "Measure segmented sums instead: f32 sums of segments laid back to back over --n elements (default " +
+                   bench::format_size(bench::default_segment_elements) +
+                   "), one output per segment, their offsets in two int64 device arrays (begin and end). Cases: "
+                   "lengths drawn uniform in [0, 2L] for mean lengths L = " + segment_means() +
+                   " (mean-1 ... mean-65536), " + std::to_string(bench::huge_segment_count) +
+                   " segments of n/" + std::to_string(bench::huge_segment_count) + " (huge-16x...), and mix: runs of "
+                   "every mean length with " + std::to_string(bench::mix_huge_segments) +
+                   " huge segments among them, in one call. warpfold::reduce_segments next to "
+                   "cub::DeviceSegmentedReduce::Sum on the same offset arrays, every output checked against a host "
+                   "reference. GB/s counts the elements, both offset arrays and the outputs; the read ceiling is "
+                   "measured in the same run. --seed picks the lengths. Takes --n (one size), --seed, --impl, "
+                   "--trials, --batch-ms, --csv and --json.");
   app.add_option("--shape", o.shapes,
                  "With --axis: the shapes to measure instead of the eight standard ones (comma list of ROWSxCOLS, any 2-D "
                  "shape; each extent as for --n): 8192x8192, 2^24x4.")
@@ -82,7 +104,8 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
       ->check(CLI::Range(1, 100000));
   app.add_option_function<std::uint64_t>(
          "--seed", [&o](const std::uint64_t& s) { o.seed = s, o.seed_given = true; },
-         "With --axis --random: the seed of the random cases (default 1); the same seed gives the same cases.")
+         "With --axis --random: the seed of the random cases; with --segments: of the segment lengths (default "
+         "1). The same seed gives the same cases.")
       ->type_name("S");
   app.add_option("--dims", o.dims,
                  "With --axis: the dims to reduce along (comma list; 0, 1, or -2, -1 from the end). Default 1,0.")
@@ -107,7 +130,7 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
       ->type_name("LIST");
   app.add_option("--n", o.sizes,
                  "Sizes in elements (comma list): 67108864, 2^26, 64Mi or 1e8. Default 2^27 "
-                 "(with --sweep, the sweep's sizes).")
+                 "(with --sweep, the sweep's sizes; with --segments one size, default 2^26).")
       ->delimiter(',')
       ->type_name("SIZES");
   app.add_option("--trials", o.trials,
@@ -137,7 +160,8 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
                  "Write one CSV row per measurement (impl,dtype,n,bytes,time_us,time_min_us,time_max_us,gbps,"
                  "ceiling_gbps,device, then pct_of_ceiling,family,finisher,launches,block_size,trials,batch,"
                  "buffers,status,note). FAILED rows have no times. With --axis the columns are " +
-                     joined(bench::axis_csv_columns(), ",") + ".")
+                     joined(bench::axis_csv_columns(), ",") + "; with --segments " +
+                     joined(bench::segment_csv_columns(), ",") + ".")
       ->type_name("FILE");
   app.add_option("--json", o.json_path,
                  "Write the run as JSON: device, method, one object per measurement, and counters if any.")
@@ -155,7 +179,8 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
 void resolve_axis(const raw_bench_options& raw, bench_options& o) {
   if (!o.axis) {
     if (!raw.shapes.empty() || !raw.dims.empty()) throw usage_error("--shape and --dims need --axis");
-    if (raw.random_cases > 0 || raw.seed_given) throw usage_error("--random and --seed need --axis");
+    if (raw.random_cases > 0) throw usage_error("--random needs --axis");
+    if (raw.seed_given && !raw.segments) throw usage_error("--seed needs --axis --random or --segments");
     return;
   }
   if (raw.seed_given && raw.random_cases == 0) throw usage_error("--seed picks the --random cases: give --random K too");
@@ -194,10 +219,28 @@ void resolve_axis(const raw_bench_options& raw, bench_options& o) {
   if (o.dims.empty()) o.dims = bench::default_axis_dims();
 }
 
+// --segments measures f32 sums over one element count; like --axis, it refuses the options
+// that mean nothing there.
+void resolve_segments(const raw_bench_options& raw, bench_options& o) {
+  if (!o.segments) return;
+  if (raw.axis) throw usage_error("--segments and --axis measure different things: give one of them");
+  if (raw.sweep) throw usage_error("--segments and --sweep measure different things: give one of them");
+  if (!raw.finishers.empty()) throw usage_error("--finisher is for the ladder, which --segments does not run");
+  if (raw.counters || !raw.counters_csv_path.empty()) throw usage_error("--counters is for the ladder, not --segments");
+  for (const std::string& text : raw.dtypes)
+    if (bench::parse_dtype(text) != bench::dtype::f32)
+      throw usage_error("--segments measures f32 sums only (--dtype f32)");
+  o.dtypes = {bench::dtype::f32};
+  if (o.sizes.size() > 1) throw usage_error("--segments takes one size (--n N): the cases cover it");
+  if (!o.sizes_given) o.sizes = {bench::default_segment_elements};
+  o.seed = raw.seed;
+}
+
 bench_options resolve(const raw_bench_options& raw) {
   bench_options o;
   o.sweep = raw.sweep;
   o.axis = raw.axis;
+  o.segments = raw.segments;
   o.impls = raw.impls;
   o.trials = raw.trials;
   o.batch_ms = raw.batch_ms;
@@ -256,6 +299,7 @@ bench_options resolve(const raw_bench_options& raw) {
     throw usage_error("--block-size: " + std::to_string(b) + " is not a power of two from 32 to 1024");
   o.block_size = b;
   resolve_axis(raw, o);
+  resolve_segments(raw, o);
   return o;
 }
 
@@ -278,7 +322,8 @@ command parse_command_line(int argc, const char* const* argv) {
       "Time reductions on the GPU. The default run (under a minute on an H100) measures the read and copy "
       "ceilings and the launch floor, then every ladder step (finisher last-block), cub::DeviceReduce::Sum and "
       "thrust::reduce on 2^27 int32, and prints time, GB/s, share of the read ceiling and speedups. --axis "
-      "measures the axis reductions instead (sums along one dim of 2-D arrays, 16 cases).");
+      "measures the axis reductions instead (sums along one dim of 2-D arrays, 16 cases), --segments the "
+      "segmented sums (segments of varied lengths, 8 cases).");
   bench->footer(
       "Method: CUDA events; warm-up calls; the median of --trials trials (min and max shown). Each trial times a "
       "batch of back-to-back calls lasting at least --batch-ms and divides by the calls. Trials are interleaved "
@@ -294,7 +339,9 @@ command parse_command_line(int argc, const char* const* argv) {
       "  warpfold bench --sweep --csv sweep.csv && scripts/plot sweep.csv --out plots/\n"
       "  warpfold bench --counters --counters-csv counters.csv\n"
       "  warpfold bench --axis --csv axis.csv && scripts/plot axis.csv --out plots/\n"
-      "  warpfold bench --axis --shape 8192x8192,16777216x4 --dims 0 --impl warpfold");
+      "  warpfold bench --axis --shape 8192x8192,16777216x4 --dims 0 --impl warpfold\n"
+      "  warpfold bench --segments --csv segments.csv && scripts/plot segments.csv --out plots/\n"
+      "  warpfold bench --segments --n 2^24 --seed 7");
   add_bench_options(*bench, raw);
 
   raw_bench_options raw_target;

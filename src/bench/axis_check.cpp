@@ -4,20 +4,22 @@
 
 namespace warpfold::bench {
 
-axis_references::axis_references(input_pool& pool, const axis_case& c) : pool_(pool), case_(c) {
+namespace {
+
+// The pool must hold the case's array: checked before any reference is computed from it.
+const input_pool& pool_for(input_pool& pool, const axis_case& c) {
   if (pool.type() != dtype::f32 || pool.n() != c.shape.elements())
     throw invalid_argument("axis_references: the pool must hold " + std::to_string(c.shape.elements()) +
                            " f32 elements for " + describe(c));
+  return pool;
 }
 
-const axis_reference& axis_references::of(int buffer) {
-  const auto found = references_.find(buffer);
-  if (found != references_.end()) return found->second;
-  std::vector<float> copy(static_cast<std::size_t>(pool_.n()));
-  WARPFOLD_CUDA_CHECK(
-      cudaMemcpy(copy.data(), pool_.buffer(buffer), copy.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  return references_.emplace(buffer, compute_axis_reference(case_, copy.data())).first->second;
-}
+}  // namespace
+
+axis_references::axis_references(input_pool& pool, const axis_case& c)
+    : references_(pool_for(pool, c), [c](const void* host_copy) {
+        return compute_axis_reference(c, static_cast<const float*>(host_copy));
+      }) {}
 
 std::vector<double> fetch_float_outputs(const float* d_out, std::int64_t count, cudaStream_t stream) {
   std::vector<float> host(static_cast<std::size_t>(count));

@@ -1,10 +1,7 @@
 #include "bench/axis_reference.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
-#include <string>
 
 #include "warpfold/error.hpp"
 
@@ -37,12 +34,6 @@ void sum_columns(const matrix_shape& s, const float* data, axis_reference& r) {
   }
 }
 
-std::string format_real(double x) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.9g", x);
-  return text;
-}
-
 }  // namespace
 
 axis_reference compute_axis_reference(const axis_case& c, const float* data) {
@@ -58,37 +49,11 @@ axis_reference compute_axis_reference(const axis_case& c, const float* data) {
 }
 
 check_outcome check_axis_outputs(const axis_reference& reference, const std::vector<double>& got, result_kind kind) {
-  check_outcome outcome;
-  if (got.size() != reference.sum.size()) {
-    outcome.detail = "expected " + std::to_string(reference.sum.size()) + " outputs, got " + std::to_string(got.size());
-    return outcome;
-  }
   // Every output reduces the same number of elements: one scale for all of them.
   const double scale = float_tolerance_scale(kind, reference.which.reduced());
-  std::int64_t wrong = 0, first = -1;
-  double worst_share = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double tolerance = scale * reference.abs_sum[i] + std::numeric_limits<double>::denorm_min();
-    const double error = std::fabs(got[i] - reference.sum[i]);
-    if (!std::isfinite(got[i]) || !(error <= tolerance)) {  // a NaN fails here too
-      if (wrong++ == 0) first = static_cast<std::int64_t>(i);
-      continue;
-    }
-    worst_share = std::max(worst_share, error / tolerance);
-  }
-  outcome.ok = wrong == 0;
-  if (outcome.ok) {
-    char share[32];
-    std::snprintf(share, sizeof share, "%.3g", worst_share);
-    outcome.detail = std::to_string(got.size()) + " outputs within tolerance (worst error " + share + " of it)";
-    return outcome;
-  }
-  const std::size_t f = static_cast<std::size_t>(first);
-  outcome.detail = std::to_string(wrong) + " of " + std::to_string(got.size()) + " outputs wrong; first, output " +
-                   std::to_string(first) + ": expected " + format_real(reference.sum[f]) + ", got " +
-                   format_real(got[f]) + " (tolerance " +
-                   format_real(scale * reference.abs_sum[f] + std::numeric_limits<double>::denorm_min()) + ")";
-  return outcome;
+  return check_outputs(reference.sum, got, [&](std::size_t i) {
+    return scale * reference.abs_sum[i] + std::numeric_limits<double>::denorm_min();
+  });
 }
 
 }  // namespace warpfold::bench

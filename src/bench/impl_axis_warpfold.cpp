@@ -1,51 +1,52 @@
-// The axis API as a bench implementation: warpfold::sum_axes(d_in, shape{rows, cols},
-// axes{dim}, d_out, outputs, stream) from <warpfold/axes.hpp>, the asynchronous form, into a
-// device output allocated in prepare(). The first call on a stream binds a block of the
-// library's scratch to it; prepare() makes that call, so the timed calls only enqueue.
+// The axis API (<warpfold/axes.hpp>) as bench implementations, both asynchronous and into a
+// device output allocated in prepare():
+// - for --axis, warpfold::sum_axes(d_in, shape{rows, cols}, axes{dim}, d_out, outputs, stream);
+// - for --segments, warpfold::reduce_segments<op::sum>(d_in, d_begin, d_end, segments, d_out,
+//   stream) on the bench's offset arrays.
+// The first call on a stream binds a block of the library's scratch to it; prepare() makes
+// that call, so the timed calls only enqueue.
 //
 // Built with WARPFOLD_BENCH_PRODUCTION, like impl_warpfold.cpp (the definitions are linked in
 // from src/axis); without it this file registers nothing.
 #include "bench/axis_implementation.hpp"
+#include "bench/segment_implementation.hpp"
 
 #if WARPFOLD_BENCH_PRODUCTION
 
 #include <cstdint>
 
-#include "bench/axis_check.hpp"
 #include "warpfold/axes.hpp"
-#include "warpfold/detail/buffer.hpp"
-#include "warpfold/error.hpp"
 
 namespace warpfold::bench {
 namespace {
 
-class axis_warpfold_impl final : public axis_implementation {
+class axis_warpfold_impl final : public float_outputs_implementation {
  public:
   explicit axis_warpfold_impl(const axis_case& c)
-      : shape_{c.shape.rows, c.shape.cols}, axes_{c.dim}, outputs_(c.outputs()) {}
-
-  void prepare(const void* d_sample, std::int64_t n, cudaStream_t stream) override {
-    out_.reserve(static_cast<std::size_t>(outputs_ > 0 ? outputs_ : 1));
-    enqueue(d_sample, n, stream);
-    WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
+      : float_outputs_implementation(c.outputs()), shape_{c.shape.rows, c.shape.cols}, axes_{c.dim} {}
 
   // n is the shape's element count; the shape says everything.
   void enqueue(const void* d_in, std::int64_t, cudaStream_t stream) override {
-    warpfold::sum_axes(static_cast<const float*>(d_in), shape_, axes_, out_.get(), outputs_, stream);
+    warpfold::sum_axes(static_cast<const float*>(d_in), shape_, axes_, out(), outputs(), stream);
   }
-
-  std::vector<double> fetch_outputs(cudaStream_t stream) override {
-    return fetch_float_outputs(out_.get(), outputs_, stream);
-  }
-
-  bool capturable() const override { return true; }
 
  private:
   warpfold::shape shape_;
   warpfold::axes axes_;
-  std::int64_t outputs_;
-  warpfold::detail::device_buffer<float> out_;
+};
+
+class segments_warpfold_impl final : public float_outputs_implementation {
+ public:
+  explicit segments_warpfold_impl(const device_segments& s) : float_outputs_implementation(s.count), segments_(s) {}
+
+  // n is what the offsets cover; they say everything.
+  void enqueue(const void* d_in, std::int64_t, cudaStream_t stream) override {
+    warpfold::reduce_segments<warpfold::op::sum>(static_cast<const float*>(d_in), segments_.begin, segments_.end,
+                                                 segments_.count, out(), stream);
+  }
+
+ private:
+  device_segments segments_;
 };
 
 }  // namespace
@@ -57,12 +58,20 @@ void add_axis_production_entries(std::vector<axis_impl_entry>& entries) {
                      false, [](const axis_case& c) { return std::make_unique<axis_warpfold_impl>(c); }});
 }
 
+void add_segment_production_entries(std::vector<segment_impl_entry>& entries) {
+  entries.push_back({"warpfold", "production",
+                     "warpfold::reduce_segments<op::sum>(d_in, d_begin, d_end, segments, d_out, stream): the segmented "
+                     "reduce, asynchronous, into a device output",
+                     [](const device_segments& s) { return std::make_unique<segments_warpfold_impl>(s); }});
+}
+
 }  // namespace warpfold::bench
 
 #else
 
 namespace warpfold::bench {
 void add_axis_production_entries(std::vector<axis_impl_entry>&) {}
+void add_segment_production_entries(std::vector<segment_impl_entry>&) {}
 }  // namespace warpfold::bench
 
 #endif

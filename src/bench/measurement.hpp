@@ -61,13 +61,18 @@ struct measurement {
   std::string dims;                  // the reduced dim: "1" or "0"
   std::int64_t bytes_in = 0;         // bytes one call must read
   std::int64_t bytes_out = 0;        // bytes one call must write
-  // The random axis cases (--axis --random) also name the view: its case number, element
-  // strides, first element and parent buffer (elements), and what kind of view it is.
-  std::string case_index;            // "" outside --random
+  // The case a row belongs to: its number with --axis --random ("7"), its name with
+  // --segments ("mean-16"); empty elsewhere.
+  std::string case_id;
+  // The random axis cases (--axis --random) also name the view: its element strides, first
+  // element and parent buffer (elements), and what kind of view it is.
   std::string strides;               // "1024x8x1"
   std::int64_t offset = 0;
   std::int64_t parent = 0;
   std::string view;                  // "contiguous", "transposed", "permuted", "sliced"
+  // The segmented sums (--segments): how many segments the case's offsets describe; n
+  // counts the elements they cover, bytes_in the elements and both offset arrays.
+  std::int64_t segments = 0;         // 0 outside --segments
 
   bool has_bandwidth() const { return ok && bytes > 0; }
   double percent_of_ceiling() const;

@@ -61,11 +61,12 @@ const std::vector<csv_column>& every_csv_column() {
       {"buffers", [](m_t m) { return std::to_string(m.buffers); }},
       {"status", [](m_t m) { return std::string(m.ok ? "ok" : "FAILED"); }},
       {"note", [](m_t m) { return m.ok ? m.note : m.error; }},
-      {"case", [](m_t m) { return m.case_index; }},
+      {"case", [](m_t m) { return m.case_id; }},
       {"strides", [](m_t m) { return m.strides; }},
-      {"offset", [](m_t m) { return m.case_index.empty() ? std::string() : std::to_string(m.offset); }},
-      {"parent", [](m_t m) { return m.case_index.empty() ? std::string() : std::to_string(m.parent); }},
+      {"offset", [](m_t m) { return m.view.empty() ? std::string() : std::to_string(m.offset); }},
+      {"parent", [](m_t m) { return m.view.empty() ? std::string() : std::to_string(m.parent); }},
       {"view", [](m_t m) { return m.view; }},
+      {"segments", [](m_t m) { return m.segments > 0 ? std::to_string(m.segments) : std::string(); }},
   };
   return columns;
 }
@@ -128,6 +129,16 @@ const std::vector<std::string>& random_axis_csv_columns() {
     c.push_back("view");
     return c;
   }();
+  return columns;
+}
+
+const std::vector<std::string>& segment_csv_columns() {
+  static const std::vector<std::string> columns = {
+      "case",    "impl",        "segments",       "n",        "bytes",    "time_us", "time_min_us",
+      "time_max_us", "gbps",    "ceiling_gbps",   "pct_of_ceiling", "bytes_in", "bytes_out", "dtype",
+      "device",  "family",      "launches",       "trials",   "batch",    "buffers", "status",
+      "note",
+  };
   return columns;
 }
 
@@ -200,9 +211,13 @@ void write_json(std::ostream& out, const run_record& run) {
     if (!m.shape.empty()) {
       row["shape"] = m.shape;
       row["dims"] = m.dims;
+    }
+    if (!m.shape.empty() || m.segments > 0) {
       row["bytes_in"] = m.bytes_in;
       row["bytes_out"] = m.bytes_out;
     }
+    if (!m.case_id.empty()) row["case"] = m.case_id;
+    if (m.segments > 0) row["segments"] = m.segments;
     if (!m.ok) row["error"] = m.error;
     if (!m.note.empty()) row["note"] = m.note;
     rows.push_back(std::move(row));
@@ -247,6 +262,12 @@ void write_axis_csv_file(const std::string& path, const std::vector<measurement>
 }
 void write_random_axis_csv_file(const std::string& path, const std::vector<measurement>& rows) {
   write_file(path, [&](std::ostream& out) { write_csv_columns(out, rows, random_axis_csv_columns()); });
+}
+void write_segment_csv(std::ostream& out, const std::vector<measurement>& rows) {
+  write_csv_columns(out, rows, segment_csv_columns());
+}
+void write_segment_csv_file(const std::string& path, const std::vector<measurement>& rows) {
+  write_file(path, [&](std::ostream& out) { write_segment_csv(out, rows); });
 }
 void write_json_file(const std::string& path, const run_record& run) {
   write_file(path, [&](std::ostream& out) { write_json(out, run); });

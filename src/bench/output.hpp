@@ -20,12 +20,16 @@ const std::vector<std::string>& axis_csv_columns();
 // The random axis cases' CSV (--axis --random): case, then the axis columns with the view's
 // strides, offset and parent after shape, then view.
 const std::vector<std::string>& random_axis_csv_columns();
+// The segmented sums' CSV (--segments): case, impl, segments, n, bytes, the times, gbps and
+// ceiling_gbps first, then bytes_in (elements and both offset arrays), bytes_out and the rest.
+const std::vector<std::string>& segment_csv_columns();
 
 // One CSV field: quoted when it holds a comma, a quote or a line break.
 std::string csv_escape(const std::string& field);
 
 void write_csv(std::ostream& out, const std::vector<measurement>& rows);
 void write_axis_csv(std::ostream& out, const std::vector<measurement>& rows);
+void write_segment_csv(std::ostream& out, const std::vector<measurement>& rows);
 void write_json(std::ostream& out, const run_record& run);
 
 // Columns: step,kernel,bank_conflicts_ld,bank_conflicts_st,branch_uniformity_pct,
@@ -36,6 +40,7 @@ void write_counters_csv(std::ostream& out, const std::vector<step_counters>& row
 void write_csv_file(const std::string& path, const std::vector<measurement>& rows);
 void write_axis_csv_file(const std::string& path, const std::vector<measurement>& rows);
 void write_random_axis_csv_file(const std::string& path, const std::vector<measurement>& rows);
+void write_segment_csv_file(const std::string& path, const std::vector<measurement>& rows);
 void write_json_file(const std::string& path, const run_record& run);
 void write_counters_csv_file(const std::string& path, const std::vector<step_counters>& rows);
 

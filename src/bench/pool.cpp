@@ -1,7 +1,5 @@
 #include "bench/pool.hpp"
 
-#include <vector>
-
 #include "bench/gpu.hpp"
 #include "bench/statistics.hpp"
 #include "warpfold/error.hpp"
@@ -44,12 +42,16 @@ int input_pool::next_index() {
   return index;
 }
 
+std::vector<unsigned char> input_pool::host_copy(int index) const {
+  std::vector<unsigned char> copy(static_cast<std::size_t>(buffer_bytes()));
+  WARPFOLD_CUDA_CHECK(cudaMemcpy(copy.data(), buffer(index), copy.size(), cudaMemcpyDeviceToHost));
+  return copy;
+}
+
 const host_reference& input_pool::reference(int index) {
   const auto found = references_.find(index);
   if (found != references_.end()) return found->second;
-  std::vector<unsigned char> copy(static_cast<std::size_t>(buffer_bytes()));
-  WARPFOLD_CUDA_CHECK(cudaMemcpy(copy.data(), buffer(index), copy.size(), cudaMemcpyDeviceToHost));
-  return references_.emplace(index, compute_reference(type_, copy.data(), n_)).first->second;
+  return references_.emplace(index, compute_reference(type_, host_copy(index).data(), n_)).first->second;
 }
 
 }  // namespace warpfold::bench

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "bench/dtype.hpp"
 #include "bench/reference.hpp"
@@ -35,6 +36,9 @@ class input_pool {
 
   // The index of the next buffer in the rotation.
   int next_index();
+
+  // Buffer `index`, copied to the host as the device holds it (waits for the device).
+  std::vector<unsigned char> host_copy(int index) const;
 
   // The host reference of buffer `index`, computed from a copy of it the first time it is
   // asked for (outside any timed region).

@@ -1,5 +1,6 @@
 #include "bench/reference.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +33,13 @@ void sum_floats(std::int64_t n, Load load, host_reference& r) {
 std::string format_real(long double x) {
   char text[64];
   std::snprintf(text, sizeof text, "%.17Lg", x);
+  return text;
+}
+
+// An output's value in a check's message: as many digits as a float has, and a few more.
+std::string format_output(double x) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.9g", x);
   return text;
 }
 
@@ -124,6 +132,38 @@ check_outcome check_result(result_kind kind, const host_reference& reference, co
   outcome.detail = "expected " + format_real(reference.sum) + ", got " + format_real(got.real) + ", error " +
                    format_real(error) + " > tolerance " + format_real(tolerance);
   if (outcome.ok) outcome.detail = "error " + format_real(error) + " <= tolerance " + format_real(tolerance);
+  return outcome;
+}
+
+check_outcome check_outputs(const std::vector<double>& expected, const std::vector<double>& got,
+                            const std::function<double(std::size_t)>& tolerance) {
+  check_outcome outcome;
+  if (got.size() != expected.size()) {
+    outcome.detail = "expected " + std::to_string(expected.size()) + " outputs, got " + std::to_string(got.size());
+    return outcome;
+  }
+  std::int64_t wrong = 0, first = -1;
+  double worst_share = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double allowed = tolerance(i);
+    const double error = std::fabs(got[i] - expected[i]);
+    if (!std::isfinite(got[i]) || !(error <= allowed)) {  // a NaN fails here too
+      if (wrong++ == 0) first = static_cast<std::int64_t>(i);
+      continue;
+    }
+    worst_share = std::max(worst_share, error / allowed);
+  }
+  outcome.ok = wrong == 0;
+  if (outcome.ok) {
+    char share[32];
+    std::snprintf(share, sizeof share, "%.3g", worst_share);
+    outcome.detail = std::to_string(got.size()) + " outputs within tolerance (worst error " + share + " of it)";
+    return outcome;
+  }
+  const std::size_t f = static_cast<std::size_t>(first);
+  outcome.detail = std::to_string(wrong) + " of " + std::to_string(got.size()) + " outputs wrong; first, output " +
+                   std::to_string(first) + ": expected " + format_output(expected[f]) + ", got " +
+                   format_output(got[f]) + " (tolerance " + format_output(tolerance(f)) + ")";
   return outcome;
 }
 

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "bench/dtype.hpp"
 
@@ -50,5 +52,12 @@ struct check_outcome {
   std::string detail;  // "expected ..., got ..." (and the tolerance for floats)
 };
 check_outcome check_result(result_kind kind, const host_reference& reference, const result_value& got);
+
+// The check of a reduction with many float outputs (the axis and segment benches): output i
+// must be finite and within tolerance(i) of expected[i]. The detail names how many outputs
+// are wrong and the first one, or, when all are right, the worst error as a share of its
+// tolerance.
+check_outcome check_outputs(const std::vector<double>& expected, const std::vector<double>& got,
+                            const std::function<double(std::size_t)>& tolerance);
 
 }  // namespace warpfold::bench

@@ -2,10 +2,25 @@
 #include "bench/implementation.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "bench/axis_implementation.hpp"
+#include "bench/segment_implementation.hpp"
 
 namespace warpfold::bench {
+namespace {
+
+// The axis and segment benches' registries: the production API's entries (none when it is not
+// built in), then CUB's, the order of their tables.
+template <typename Entry>
+std::vector<Entry> production_then_cub(void (*add_production_entries)(std::vector<Entry>&), Entry cub) {
+  std::vector<Entry> entries;
+  add_production_entries(entries);
+  entries.push_back(std::move(cub));
+  return entries;
+}
+
+}  // namespace
 
 bool impl_entry::supports(dtype t) const { return std::find(dtypes.begin(), dtypes.end(), t) != dtypes.end(); }
 
@@ -34,13 +49,19 @@ std::vector<impl_entry> make_registry(const registry_options& options) {
 }
 
 std::vector<axis_impl_entry> make_axis_registry() {
-  std::vector<axis_impl_entry> entries;
-  add_axis_production_entries(entries);
-  entries.push_back({"cub", "baseline",
-                     "cub::DeviceSegmentedReduce::Sum, one segment per row (offsets from counting iterators, temp "
-                     "storage allocated once outside the timed region); dim 1 only",
-                     true, make_axis_cub});
-  return entries;
+  return production_then_cub(add_axis_production_entries,
+                             {"cub", "baseline",
+                              "cub::DeviceSegmentedReduce::Sum, one segment per row (offsets from counting iterators, "
+                              "temp storage allocated once outside the timed region); dim 1 only",
+                              true, make_axis_cub});
+}
+
+std::vector<segment_impl_entry> make_segment_registry() {
+  return production_then_cub(add_segment_production_entries,
+                             {"cub", "baseline",
+                              "cub::DeviceSegmentedReduce::Sum on the same int64 begin and end arrays (temp storage "
+                              "allocated once outside the timed region)",
+                              make_segments_cub});
 }
 
 }  // namespace warpfold::bench

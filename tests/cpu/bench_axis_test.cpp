@@ -156,47 +156,26 @@ TEST(AxisCheck, ToleranceGrowsWithTheReducedLength) {
 namespace {
 
 wb::measurement axis_row() {
-  wb::measurement m;
-  m.impl = "warpfold";
-  m.family = "production";
-  m.dtype = "f32";
+  const std::int64_t bytes_in = std::int64_t(256) << 20, bytes_out = std::int64_t(64) << 20;
+  wb::measurement m = cpu_test::measured_row("warpfold", "production", bytes_in + bytes_out, 120.5);
   m.n = std::int64_t(1) << 26;
   m.shape = "16777216x4";
   m.dims = "1";
-  m.bytes_in = std::int64_t(256) << 20;
-  m.bytes_out = std::int64_t(64) << 20;
-  m.bytes = m.bytes_in + m.bytes_out;
-  m.time_us = 120.5;
-  m.time_min_us = 119.0;
-  m.time_max_us = 130.25;
-  m.gbps = wb::gbps(double(m.bytes), m.time_us);
-  m.ceiling_gbps = 3100.0;
-  m.launches = 1;
-  m.trials = 9;
-  m.batch = 3;
-  m.buffers = 1;
-  m.device = "NVIDIA H100 80GB HBM3";
+  m.bytes_in = bytes_in;
+  m.bytes_out = bytes_out;
   return m;
 }
 
 using cpu_test::parse_csv;
-
-std::string field(const std::vector<std::vector<std::string>>& rows, std::size_t row, const std::string& column) {
-  for (std::size_t i = 0; i < rows[0].size(); ++i)
-    if (rows[0][i] == column) return rows[row][i];
-  ADD_FAILURE() << "no column " << column;
-  return "";
-}
+const auto field = cpu_test::csv_field;
 
 }  // namespace
 
 TEST(AxisCsv, StartsWithTheColumnsIssue5AsksFor) {
-  const std::vector<std::string> wanted = {"impl", "dtype", "shape", "dims", "bytes_in", "bytes_out", "time_us"};
-  const auto& columns = wb::axis_csv_columns();
-  ASSERT_GE(columns.size(), wanted.size());
-  for (std::size_t i = 0; i < wanted.size(); ++i) EXPECT_EQ(columns[i], wanted[i]);
-  for (const char* also : {"gbps", "ceiling_gbps", "time_min_us", "time_max_us", "pct_of_ceiling", "device", "status"})
-    EXPECT_NE(std::find(columns.begin(), columns.end(), also), columns.end()) << also;
+  cpu_test::expect_csv_columns(wb::axis_csv_columns(),
+                               {"impl", "dtype", "shape", "dims", "bytes_in", "bytes_out", "time_us"},
+                               {"gbps", "ceiling_gbps", "time_min_us", "time_max_us", "pct_of_ceiling", "device",
+                                "status"});
 }
 
 TEST(AxisCsv, RowsParseBackWithTheirValues) {

@@ -17,24 +17,16 @@ namespace wb = warpfold::bench;
 namespace {
 
 wb::measurement ok_row() {
-  wb::measurement m;
-  m.impl = "9-vector-loads";
-  m.family = "ladder";
+  wb::measurement m = cpu_test::measured_row("9-vector-loads", "ladder", std::int64_t(1) << 29, 180.5);
   m.dtype = "i32";
   m.finisher = "last-block";
   m.n = std::int64_t(1) << 27;
-  m.bytes = std::int64_t(1) << 29;
-  m.time_us = 180.5;
   m.time_min_us = 179.25;
   m.time_max_us = 183.0;
   m.gbps = 2974.4;
-  m.ceiling_gbps = 3100.0;
-  m.launches = 1;
   m.block_size = 256;
-  m.trials = 9;
   m.batch = 6;
   m.buffers = 2;
-  m.device = "NVIDIA H100 80GB HBM3";
   return m;
 }
 

@@ -15,6 +15,15 @@ wc::bench_options bench(std::vector<std::string> args) {
   EXPECT_EQ(cmd.kind, wc::command_kind::bench);
   return cmd.bench;
 }
+
+// Every one of these command lines is refused as a usage error.
+void expect_usage_errors(const std::vector<std::vector<std::string>>& command_lines) {
+  for (const auto& args : command_lines) {
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    EXPECT_THROW(wc::parse_command_line(args), wc::usage_error) << joined;
+  }
+}
 }  // namespace
 
 TEST(Options, DefaultRun) {
@@ -101,11 +110,7 @@ TEST(Options, BadCommandLinesThrowUsageErrors) {
       {"frobnicate"},
       {"list", "--sweep"},
   };
-  for (const auto& args : bad) {
-    std::string joined;
-    for (const auto& a : args) joined += a + " ";
-    EXPECT_THROW(wc::parse_command_line(args), wc::usage_error) << joined;
-  }
+  expect_usage_errors(bad);
 }
 
 TEST(Options, UsageErrorsSayWhatIsWrong) {
@@ -231,11 +236,7 @@ TEST(Options, AxisRefusesWhatItCannotDo) {
       {"bench", "--axis", "--shape", "2x3x4"},
       {"bench", "--axis", "--dims", "2"},
   };
-  for (const auto& args : bad) {
-    std::string joined;
-    for (const auto& a : args) joined += a + " ";
-    EXPECT_THROW(wc::parse_command_line(args), wc::usage_error) << joined;
-  }
+  expect_usage_errors(bad);
 }
 
 TEST(Options, AxisRandomTakesACountAndASeed) {
@@ -252,16 +253,56 @@ TEST(Options, AxisRandomTakesACountAndASeed) {
       {"bench", "--axis", "--random", "5", "--dims", "0"},
       {"bench", "--axis", "--random", "5", "--dtype", "f32"},
   };
-  for (const auto& args : bad) {
-    std::string joined;
-    for (const auto& a : args) joined += a + " ";
-    EXPECT_THROW(wc::parse_command_line(args), wc::usage_error) << joined;
-  }
+  expect_usage_errors(bad);
 }
 
 TEST(Options, HelpMentionsTheAxisCases) {
   const wc::command cmd = wc::parse_command_line(std::vector<std::string>{"bench", "--help"});
   for (const char* text : {"--axis", "--shape", "--dims", "16777216x4", "cub::DeviceSegmentedReduce::Sum",
                            "bytes read plus bytes written", "impl,dtype,shape,dims,bytes_in,bytes_out"})
+    EXPECT_NE(cmd.help_text.find(text), std::string::npos) << text;
+}
+
+TEST(Options, SegmentsRunEightCasesOver2To26FloatsFromSeed1) {
+  const wc::bench_options o = bench({"--segments"});
+  EXPECT_TRUE(o.segments);
+  EXPECT_FALSE(o.axis);
+  EXPECT_EQ(o.dtypes, (std::vector<wb::dtype>{wb::dtype::f32}));
+  EXPECT_EQ(o.sizes, (std::vector<std::int64_t>{std::int64_t(1) << 26}));
+  EXPECT_FALSE(o.sizes_given);
+  EXPECT_EQ(o.seed, 1u);
+  EXPECT_FALSE(bench({}).segments);
+}
+
+TEST(Options, SegmentsTakeOneSizeASeedAndTheCommonOptions) {
+  const wc::bench_options o = bench({"--segments", "--n", "2^20", "--seed", "7", "--impl", "warpfold,cub", "--dtype",
+                                     "f32", "--trials", "11", "--csv", "s.csv", "--json", "s.json", "-q"});
+  EXPECT_EQ(o.sizes, (std::vector<std::int64_t>{1 << 20}));
+  EXPECT_TRUE(o.sizes_given);
+  EXPECT_EQ(o.seed, 7u);
+  EXPECT_EQ(o.impls, (std::vector<std::string>{"warpfold", "cub"}));
+  EXPECT_EQ(o.trials, 11);
+  EXPECT_EQ(o.csv_path, "s.csv");
+  EXPECT_EQ(o.json_path, "s.json");
+  EXPECT_TRUE(o.quiet);
+}
+
+TEST(Options, SegmentsRefuseWhatTheyCannotDo) {
+  std::vector<std::vector<std::string>> bad;
+  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+           {"--axis"}, {"--sweep"}, {"--n", "2^20,2^22"} /* one size: the cases cover it */, {"--dtype", "f64"},
+           {"--finisher", "host"}, {"--counters"}, {"--shape", "8x8"}, {"--dims", "0"}, {"--random", "5"}}) {
+    bad.push_back({"bench", "--segments"});
+    bad.back().insert(bad.back().end(), options.begin(), options.end());
+  }
+  bad.push_back({"bench", "--seed", "3"});  // a seed picks random cases or segments: neither here
+  expect_usage_errors(bad);
+}
+
+TEST(Options, HelpMentionsTheSegmentCases) {
+  const wc::command cmd = wc::parse_command_line(std::vector<std::string>{"bench", "--help"});
+  for (const char* text : {"--segments", "1, 4, 16, 64, 1024, 65536", "huge", "mix", "int64",
+                           "cub::DeviceSegmentedReduce::Sum", "case,impl,segments,n,bytes,time_us",
+                           "warpfold bench --segments --csv segments.csv"})
     EXPECT_NE(cmd.help_text.find(text), std::string::npos) << text;
 }

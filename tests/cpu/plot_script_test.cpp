@@ -1,11 +1,13 @@
 // scripts/plot on CSVs written by the bench's own CSV writer: a ladder run (one size) gives a
-// bar chart, a sweep (several sizes) one line chart per type. Skipped where no python3 with
-// matplotlib is found.
+// bar chart, a sweep (several sizes) one line chart per type, an axis or segment run one chart
+// of bars per case. Skipped where no python3 with matplotlib is found.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bench/output.hpp"
 #include "bench/statistics.hpp"
@@ -53,6 +55,14 @@ std::vector<wb::measurement> rows(const std::vector<std::int64_t>& sizes) {
   return out;
 }
 
+// A new empty folder under the test's temporary directory.
+fs::path empty_temp_dir(const std::string& name) {
+  const fs::path dir = fs::path(::testing::TempDir()) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
 int run_plot(const std::string& python, const fs::path& csv, const fs::path& out) {
   const std::string command = python + " '" + std::string(WARPFOLD_SOURCE_DIR) + "/scripts/plot' '" + csv.string() +
                               "' --out '" + out.string() + "' >/dev/null 2>&1";
@@ -64,9 +74,7 @@ int run_plot(const std::string& python, const fs::path& csv, const fs::path& out
 TEST(PlotScript, LadderCsvGivesABarChartAndSweepCsvLineCharts) {
   const std::string python = python_with_matplotlib();
   if (python.empty()) GTEST_SKIP() << "no python3 with matplotlib";
-  const fs::path dir = fs::path(::testing::TempDir()) / "warpfold_plot_test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = empty_temp_dir("warpfold_plot_test");
 
   wb::write_csv_file((dir / "ladder.csv").string(), rows({std::int64_t(1) << 27}));
   ASSERT_EQ(run_plot(python, dir / "ladder.csv", dir / "ladder"), 0);
@@ -89,9 +97,7 @@ TEST(PlotScript, LadderCsvGivesABarChartAndSweepCsvLineCharts) {
 TEST(PlotScript, AxisCsvsGiveOneGroupedBarChart) {
   const std::string python = python_with_matplotlib();
   if (python.empty()) GTEST_SKIP() << "no python3 with matplotlib";
-  const fs::path dir = fs::path(::testing::TempDir()) / "warpfold_plot_axis_test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = empty_temp_dir("warpfold_plot_axis_test");
 
   std::vector<wb::measurement> bench_rows = {rows({}).front()};  // the read ceiling
   std::vector<wb::measurement> torch_rows;
@@ -125,5 +131,40 @@ TEST(PlotScript, AxisCsvsGiveOneGroupedBarChart) {
   ASSERT_EQ(std::system(command.c_str()), 0);
   EXPECT_TRUE(fs::exists(dir / "out" / "axis.png"));
   EXPECT_GT(fs::file_size(dir / "out" / "axis.png"), 10000u);
+  fs::remove_all(dir);
+}
+
+// A segment CSV (the bench's writer): one segments.png, warpfold and CUB bars per case.
+TEST(PlotScript, SegmentsCsvGivesOneBarChartPerCase) {
+  const std::string python = python_with_matplotlib();
+  if (python.empty()) GTEST_SKIP() << "no python3 with matplotlib";
+  const fs::path dir = empty_temp_dir("warpfold_plot_segments_test");
+
+  std::vector<wb::measurement> segment_rows = {rows({}).front()};  // the read ceiling
+  const std::vector<std::pair<std::string, std::int64_t>> cases = {
+      {"mean-1", 67108864}, {"mean-1024", 65536}, {"huge-16x4194304", 16}, {"mix", 11000000}};
+  for (const auto& [name, segments] : cases)
+    for (const std::string impl : {"warpfold", "cub"}) {
+      wb::measurement m;
+      m.impl = impl;
+      m.family = impl == "warpfold" ? "production" : "baseline";
+      m.dtype = "f32";
+      m.case_id = name;
+      m.segments = segments;
+      m.n = std::int64_t(1) << 26;
+      m.bytes_in = (std::int64_t(1) << 28) + 16 * segments;
+      m.bytes_out = 4 * segments;
+      m.bytes = m.bytes_in + m.bytes_out;
+      m.time_us = impl == "warpfold" ? 100 : 130;
+      m.gbps = wb::gbps(double(m.bytes), m.time_us);
+      m.ceiling_gbps = segment_rows.front().gbps;
+      m.ok = impl != "cub" || name != "mix";  // a FAILED row is drawn in red
+      if (!m.ok) m.error = "wrong answer";
+      segment_rows.push_back(m);
+    }
+  wb::write_segment_csv_file((dir / "segments.csv").string(), segment_rows);
+  ASSERT_EQ(run_plot(python, dir / "segments.csv", dir / "out"), 0);
+  EXPECT_TRUE(fs::exists(dir / "out" / "segments.png"));
+  EXPECT_GT(fs::file_size(dir / "out" / "segments.png"), 10000u);
   fs::remove_all(dir);
 }
