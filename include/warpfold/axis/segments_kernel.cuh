@@ -145,12 +145,9 @@ struct segment_list {
     return fits;
   }
 
+  // Chunks allocated so far (work items below this have, or soon get, an owner).
   WARPFOLD_DEVICE std::int64_t work_allocated() const {
     return static_cast<std::int64_t>(volatile_load(allocation) & 0xffffffffull);
-  }
-  WARPFOLD_DEVICE std::int64_t listed() const {
-    const std::int64_t n = static_cast<std::int64_t>(volatile_load(allocation) >> 32);
-    return n < capacity ? n : capacity;
   }
 };
 
