@@ -342,9 +342,11 @@ int run_bench(const bench_options& o) {
           continue;
         }
         const std::uint64_t seed = (static_cast<std::uint64_t>(t) + 1) * 0x100000001b3ull + static_cast<std::uint64_t>(n);
-        bench::input_pool pool(t, n, device.l2_bytes, seed, stream);
-        const std::vector<measurement> rows =
-            measure_point(for_type, t, pool, timing, stream, o, device.name, c.read.gbps, bar);
+        bench::input_pool pool(t, n, device.l2_bytes, seed, stream, o.data);
+        std::vector<measurement> rows = measure_point(for_type, t, pool, timing, stream, o, device.name, c.read.gbps, bar);
+        if (t != bench::dtype::i32)
+          for (measurement& m : rows)
+            if (!m.dtype.empty()) m.data = std::string(bench::name(o.data));
         for (std::size_t i = 0; i < rows.size(); ++i) {
           const measurement& m = rows[i];
           if (i < for_type.size())  // (a sweep's last row is its launch floor: no progress line)

@@ -8,6 +8,7 @@
 
 #include "bench/device.hpp"
 #include "bench_command.hpp"
+#include "bits_command.hpp"
 #include "counters.hpp"
 #include "options.hpp"
 
@@ -24,6 +25,8 @@ int main(int argc, char** argv) {
         return 0;
       case command_kind::bench:
         return run_bench(cmd.bench);
+      case command_kind::bits:
+        return run_bits(cmd.bench);
       case command_kind::ncu_target:
         return run_ncu_target(cmd.bench);
     }

@@ -28,6 +28,7 @@ struct raw_bench_options {
   bool counters = false;
   bool quiet = false;
   std::string csv_path, json_path, counters_csv_path;
+  std::string data;
 };
 
 std::string step_names() {
@@ -123,6 +124,12 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
                  "Implementations skip types they do not support (the ladder has i32, f32, f64).")
       ->delimiter(',')
       ->type_name("LIST");
+  app.add_option("--data", o.data,
+                 "How float inputs spread (the time of warpfold-exact depends on it): uniform (default: [0, 1) at "
+                 "the type's resolution), normal (standard normal), wide (magnitudes log-uniform over 2^-40 .. 2^40, "
+                 "both signs), full (every finite exponent, subnormals included, up to 2^32 below the largest, both "
+                 "signs: the exact sum's worst case). Integers are always uniform.")
+      ->type_name("SPREAD");
   app.add_option("--finisher", o.finishers,
                  "How the ladder steps combine their per-block partial sums (comma list, or 'all'): " +
                      finisher_names() + ". Default last-block (one kernel per call).")
@@ -251,6 +258,12 @@ bench_options resolve(const raw_bench_options& raw) {
   o.counters_csv_path = raw.counters_csv_path;
   o.quiet = raw.quiet;
 
+  if (!raw.data.empty()) {
+    const auto spread = bench::parse_value_spread(raw.data);
+    if (!spread) throw usage_error("--data: unknown spread '" + raw.data + "' (known: uniform, normal, wide, full)");
+    if (o.axis || o.segments) throw usage_error("--data is for the full reductions, not --axis or --segments");
+    o.data = *spread;
+  }
   for (const std::string& text : raw.dtypes) {
     const auto t = bench::parse_dtype(text);
     if (!t) throw usage_error("--dtype: unknown type '" + text + "' (known: i32, f32, f64, f16, bf16)");
@@ -344,6 +357,17 @@ command parse_command_line(int argc, const char* const* argv) {
       "  warpfold bench --segments --n 2^24 --seed 7");
   add_bench_options(*bench, raw);
 
+  bench_options bits_options;
+  CLI::App* bits = app.add_subcommand(
+      "bits",
+      "Print the bit patterns of the reproducible and exact sums (and of the default sum) of generated "
+      "inputs, every float type, sizes 1 to 10^8 + 7, every --data spread, with a hash of each input, as CSV "
+      "(mode,dtype,n,data,bits,input_hash). Run it on two GPUs and compare with scripts/compare-bits: the "
+      "reproducible and exact rows must match bit for bit.");
+  bits->add_option("--csv", bits_options.csv_path, "Write the CSV to FILE instead of stdout.")->type_name("FILE");
+  bits->add_option("--device", bits_options.device, "CUDA device ordinal to run on.");
+  bits->add_flag("-q,--quiet", bits_options.quiet, "No progress on stderr.");
+
   raw_bench_options raw_target;
   CLI::App* target = app.add_subcommand("ncu-target", "Internal: what `bench --counters` runs under ncu.");
   target->group("");  // hidden from --help
@@ -361,6 +385,7 @@ command parse_command_line(int argc, const char* const* argv) {
 
   if (list->parsed()) return {command_kind::list, "", 0, {}};
   if (bench->parsed()) return {command_kind::bench, "", 0, resolve(raw)};
+  if (bits->parsed()) return {command_kind::bits, "", 0, bits_options};
   if (target->parsed()) return {command_kind::ncu_target, "", 0, resolve(raw_target)};
   return {command_kind::help, app.help(), 2, {}};  // no command: show what there is, and fail
 }

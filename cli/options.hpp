@@ -34,6 +34,7 @@ struct bench_options {
   std::uint64_t seed = 1;                         // --seed: which random cases, or which segments
   std::vector<std::string> impls;                 // filters (see bench/selection.hpp); empty: all
   std::vector<bench::dtype> dtypes;               // i32 by default; with --sweep i32,f32,f64
+  bench::value_spread data = bench::value_spread::uniform;  // --data: how float inputs spread
   std::vector<ladder::finisher> finishers;        // last-block by default
   std::vector<std::int64_t> sizes;                // 2^27 by default; with --sweep 2^10..2^30 step 4x;
                                                   // with --segments one size, 2^26 by default
@@ -53,6 +54,7 @@ enum class command_kind {
   help,        // print help_text and exit 0
   list,        // warpfold list
   bench,       // warpfold bench
+  bits,        // warpfold bits
   ncu_target,  // hidden: run each selected ladder step once (what `bench --counters` profiles)
 };
 

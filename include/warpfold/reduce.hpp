@@ -103,3 +103,6 @@ WARPFOLD_DECLARE_OP(argmax)
 #undef WARPFOLD_DECLARE_OP
 
 }  // namespace warpfold
+
+// The reproducible and exact float sums.
+#include "warpfold/sum_modes.hpp"

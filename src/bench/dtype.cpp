@@ -1,5 +1,7 @@
 #include "bench/dtype.hpp"
 
+#include <utility>
+
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -58,6 +60,23 @@ float bfloat16_bits_to_float(std::uint16_t bits) {
   float value;
   std::memcpy(&value, &wide, sizeof value);
   return value;
+}
+
+namespace {
+constexpr std::pair<value_spread, std::string_view> spread_names[] = {
+    {value_spread::uniform, "uniform"}, {value_spread::normal, "normal"}, {value_spread::wide, "wide"}, {value_spread::full, "full"}};
+}
+
+std::string_view name(value_spread s) {
+  for (const auto& [id, text] : spread_names)
+    if (id == s) return text;
+  return "?";
+}
+
+std::optional<value_spread> parse_value_spread(std::string_view text) {
+  for (const auto& [id, name_text] : spread_names)
+    if (name_text == text) return id;
+  return std::nullopt;
 }
 
 }  // namespace warpfold::bench

@@ -51,6 +51,17 @@ struct result_value {
   double real = 0.0;
 };
 
+// How the float inputs' values spread (--data): what a sum's cost may depend on.
+// - uniform: in [0, 1), at the type's resolution (the default: one binade's worth of bits);
+// - normal: standard normal, both signs;
+// - wide: magnitudes log-uniform over 2^-40 .. 2^40 (as far as the type reaches), both signs;
+// - full: every finite exponent, subnormals included, up to 2^32 below the type's largest
+//   (so that no sum of fewer than 2^31 elements overflows), both signs: the worst case
+//   of an exact sum.
+enum class value_spread { uniform, normal, wide, full };
+std::string_view name(value_spread s);
+std::optional<value_spread> parse_value_spread(std::string_view text);
+
 // Host-side decoding of the 16-bit float formats, so that the reference needs no CUDA header.
 float half_bits_to_float(std::uint16_t bits);
 float bfloat16_bits_to_float(std::uint16_t bits);

@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "bench/dtype_types.hpp"
 #include "bench/gpu.hpp"
@@ -46,28 +47,73 @@ __device__ __forceinline__ __nv_bfloat16 value_from_hash<__nv_bfloat16>(std::uin
   return __float2bfloat16_rn(static_cast<float>(h >> 56) * 0x1p-8f);
 }
 
+// The other spreads (dtype.hpp: value_spread), computed in double and rounded to T.
 template <typename T>
-__global__ void fill_kernel(T* data, std::int64_t count, std::uint64_t seed) {
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
-  const std::uint64_t key = mix64(seed + 0x9e3779b97f4a7c15ull);
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride)
-    data[i] = value_from_hash<T>(mix64(key ^ static_cast<std::uint64_t>(i)));
+struct exponent_range;  // of normal values: [min, max]
+template <> struct exponent_range<float> { static constexpr int min = -126, max = 127, subnormal_bits = 23; };
+template <> struct exponent_range<double> { static constexpr int min = -1022, max = 1023, subnormal_bits = 52; };
+template <> struct exponent_range<__half> { static constexpr int min = -14, max = 15, subnormal_bits = 10; };
+template <> struct exponent_range<__nv_bfloat16> { static constexpr int min = -126, max = 127, subnormal_bits = 7; };
+
+template <typename T>
+__device__ __forceinline__ T from_double(double x) {
+  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(static_cast<float>(x));
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(static_cast<float>(x));
+  else return static_cast<T>(x);
 }
 
 template <typename T>
-void launch_fill(void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream) {
+__device__ __forceinline__ T spread_value(std::uint64_t h, value_spread spread) {
+  const double unit = static_cast<double>(h >> 11) * 0x1p-53;  // [0, 1)
+  const double sign = (h & 1) != 0 ? -1.0 : 1.0;
+  if (spread == value_spread::normal) {  // Box-Muller, from two halves of a second hash
+    const std::uint64_t g = mix64(h);
+    const double u1 = (static_cast<double>(g >> 40) + 1.0) * 0x1p-24, u2 = static_cast<double>(g & 0xffffff) * 0x1p-24;
+    return from_double<T>(sqrt(-2.0 * log(u1)) * cospi(2.0 * u2));
+  }
+  using range = exponent_range<T>;
+  int low, high;
+  // (1 + unit) * 2^high must round below the largest finite value; half sums accumulate in
+  // float, so half may go up to its top binade.
+  if (spread == value_spread::wide) {
+    low = max(-40, range::min);
+    high = min(40, range::max - 1);
+  } else {  // full: subnormals too, up to 2^32 below the largest
+    low = range::min - range::subnormal_bits;
+    high = range::max - 32 > range::min ? range::max - 32 : range::max - 1;
+  }
+  const int e = low + static_cast<int>((h >> 1) % static_cast<std::uint64_t>(high - low + 1));
+  return from_double<T>(sign * scalbn(1.0 + unit, e));
+}
+
+template <typename T>
+__global__ void fill_kernel(T* data, std::int64_t count, std::uint64_t seed, value_spread spread) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  const std::uint64_t key = mix64(seed + 0x9e3779b97f4a7c15ull);
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    const std::uint64_t h = mix64(key ^ static_cast<std::uint64_t>(i));
+    if constexpr (std::is_integral_v<T>) {
+      data[i] = value_from_hash<T>(h);
+    } else {
+      data[i] = spread == value_spread::uniform ? value_from_hash<T>(h) : spread_value<T>(h, spread);
+    }
+  }
+}
+
+template <typename T>
+void launch_fill(void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream, value_spread spread) {
   if (count == 0) return;
   constexpr int block = 256;
   const std::int64_t wanted = (count + block - 1) / block;
   const int grid = static_cast<int>(wanted < 65536 ? wanted : 65536);
-  fill_kernel<T><<<grid, block, 0, stream>>>(static_cast<T*>(d_data), count, seed);
+  fill_kernel<T><<<grid, block, 0, stream>>>(static_cast<T*>(d_data), count, seed, spread);
   WARPFOLD_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-void fill_varied(dtype type, void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream) {
-  visit_dtype(type, [&](auto tag) { launch_fill<typename decltype(tag)::type>(d_data, count, seed, stream); });
+void fill_varied(dtype type, void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream, value_spread spread) {
+  visit_dtype(type, [&](auto tag) { launch_fill<typename decltype(tag)::type>(d_data, count, seed, stream, spread); });
 }
 
 }  // namespace warpfold::bench

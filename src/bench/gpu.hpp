@@ -21,7 +21,10 @@ namespace warpfold::bench {
 // - f16: multiples of 2^-11 in [0, 1); bf16: multiples of 2^-8 in [0, 1) (exact in the type).
 // Floats are non-negative so that the sum is as large as the sum of magnitudes and the
 // check's tolerance stays a small fraction of the answer.
-void fill_varied(dtype type, void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream);
+// Other spreads of float values (--data), for the sums whose cost depends on the values
+// (warpfold::sum_exact): see value_spread. Integers always get the default.
+void fill_varied(dtype type, void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream,
+                 value_spread spread = value_spread::uniform);
 
 struct ceiling_measurement {
   summary time_us;       // per launch (launch floor) or per pass (read, copy)

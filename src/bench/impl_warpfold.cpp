@@ -1,5 +1,6 @@
-// The production API as a bench implementation: warpfold::sum(d_in, n, d_out, stream) from
-// <warpfold/reduce.hpp>, one kernel per call. int32 accumulates in int64 (so it never wraps),
+// The production API as bench implementations: warpfold::sum(d_in, n, d_out, stream) from
+// <warpfold/reduce.hpp>, one kernel per call, and its reproducible and exact forms (sum_modes.hpp).
+// int32 accumulates in int64 (so it never wraps),
 // __half and __nv_bfloat16 in float; float and double in themselves (see accumulator.hpp).
 // The first call on a stream binds a block of the library's scratch to it; prepare() makes
 // that call, so the timed calls only enqueue.
@@ -25,7 +26,10 @@
 namespace warpfold::bench {
 namespace {
 
-template <typename T>
+// Which sum: the default, or one of the two float modes (warpfold/sum_modes.hpp).
+enum class sum_kind { fast, reproducible, exact };
+
+template <typename T, sum_kind Kind>
 class warpfold_impl final : public implementation {
  public:
   using result_type = accumulator_t<op::sum, T>;
@@ -39,7 +43,10 @@ class warpfold_impl final : public implementation {
   }
 
   void enqueue(const void* d_in, std::int64_t n, cudaStream_t stream) override {
-    warpfold::sum(static_cast<const T*>(d_in), n, out_.get(), stream);
+    const T* in = static_cast<const T*>(d_in);
+    if constexpr (Kind == sum_kind::fast) warpfold::sum(in, n, out_.get(), stream);
+    else if constexpr (Kind == sum_kind::reproducible) warpfold::sum_reproducible(in, n, out_.get(), stream);
+    else warpfold::sum_exact(in, n, out_.get(), stream);
   }
 
   result_value fetch(cudaStream_t stream) override {
@@ -55,9 +62,12 @@ class warpfold_impl final : public implementation {
   warpfold::detail::device_buffer<result_type> out_;
 };
 
+template <sum_kind Kind>
 std::unique_ptr<implementation> make_warpfold(dtype t) {
   return visit_dtype(t, [](auto tag) -> std::unique_ptr<implementation> {
-    return std::make_unique<warpfold_impl<typename decltype(tag)::type>>();
+    using T = typename decltype(tag)::type;
+    if constexpr (Kind != sum_kind::fast && !warpfold::is_summable_float_v<T>) return nullptr;
+    else return std::make_unique<warpfold_impl<T, Kind>>();
   });
 }
 
@@ -67,7 +77,13 @@ void add_production_entries(std::vector<impl_entry>& entries) {
   entries.push_back({"warpfold", "production", "",
                      "warpfold::sum(d_in, n, d_out, stream): the production API, one kernel per call "
                      "(i32 sums in int64, f16/bf16 in float)",
-                     {dtype::i32, dtype::f32, dtype::f64, dtype::f16, dtype::bf16}, make_warpfold});
+                     {dtype::i32, dtype::f32, dtype::f64, dtype::f16, dtype::bf16}, make_warpfold<sum_kind::fast>});
+  entries.push_back({"warpfold-reproducible", "production", "",
+                     "warpfold::sum_reproducible: the same bits on every GPU, in a documented order (f16/bf16 in float)",
+                     {dtype::f32, dtype::f64, dtype::f16, dtype::bf16}, make_warpfold<sum_kind::reproducible>});
+  entries.push_back({"warpfold-exact", "production", "",
+                     "warpfold::sum_exact: the exact sum, rounded once (f16/bf16 to float)",
+                     {dtype::f32, dtype::f64, dtype::f16, dtype::bf16}, make_warpfold<sum_kind::exact>});
 }
 
 }  // namespace warpfold::bench

@@ -55,6 +55,7 @@ struct measurement {
   int buffers = 0;                   // input buffers rotated over
   std::string device;
   std::string note;                  // e.g. which read-ceiling variant won
+  std::string data;                  // full reductions of floats: how the values spread (--data)
   // The axis bench (--axis): n counts the elements, bytes = bytes_in + bytes_out. Ceiling rows
   // fill in bytes_in and bytes_out too (read: all in; copy: half each).
   std::string shape;                 // "8192x8192"; empty for the full reductions

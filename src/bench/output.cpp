@@ -67,6 +67,7 @@ const std::vector<csv_column>& every_csv_column() {
       {"parent", [](m_t m) { return m.view.empty() ? std::string() : std::to_string(m.parent); }},
       {"view", [](m_t m) { return m.view; }},
       {"segments", [](m_t m) { return m.segments > 0 ? std::to_string(m.segments) : std::string(); }},
+      {"data", [](m_t m) { return m.data; }},
   };
   return columns;
 }
@@ -105,7 +106,7 @@ const std::vector<std::string>& csv_columns() {
   static const std::vector<std::string> columns = {
       "impl",          "dtype",  "n",        "bytes",      "time_us", "time_min_us", "time_max_us",
       "gbps",          "ceiling_gbps", "device", "pct_of_ceiling", "family", "finisher", "launches",
-      "block_size",    "trials", "batch",    "buffers",    "status",  "note",
+      "block_size",    "trials", "batch",    "buffers",    "status",  "note",   "data",
   };
   return columns;
 }
@@ -220,6 +221,7 @@ void write_json(std::ostream& out, const run_record& run) {
     if (m.segments > 0) row["segments"] = m.segments;
     if (!m.ok) row["error"] = m.error;
     if (!m.note.empty()) row["note"] = m.note;
+    if (!m.data.empty()) row["data"] = m.data;
     rows.push_back(std::move(row));
   }
   doc["measurements"] = std::move(rows);

@@ -11,7 +11,8 @@ std::int64_t input_pool::bytes_needed(dtype type, std::int64_t n, std::int64_t l
   return stride * rotation_buffers(stride, l2_bytes, rotation_factor);
 }
 
-input_pool::input_pool(dtype type, std::int64_t n, std::int64_t l2_bytes, std::uint64_t seed, cudaStream_t stream)
+input_pool::input_pool(dtype type, std::int64_t n, std::int64_t l2_bytes, std::uint64_t seed, cudaStream_t stream,
+                       value_spread spread)
     : type_(type), n_(n) {
   if (n <= 0) throw invalid_argument("input_pool: n must be positive");
   stride_bytes_ = aligned_buffer_bytes(n, element_bytes(type));
@@ -21,7 +22,7 @@ input_pool::input_pool(dtype type, std::int64_t n, std::int64_t l2_bytes, std::u
   try {
     // One fill over the whole allocation: buffer i's values come from indices i*stride + j,
     // so every buffer differs. (The padding between buffers is filled too and never read.)
-    fill_varied(type, base_, total / element_bytes(type), seed, stream);
+    fill_varied(type, base_, total / element_bytes(type), seed, stream, spread);
     WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
   } catch (...) {
     (void)cudaFree(base_);

@@ -20,7 +20,8 @@ class input_pool {
  public:
   static constexpr int rotation_factor = 4;
 
-  input_pool(dtype type, std::int64_t n, std::int64_t l2_bytes, std::uint64_t seed, cudaStream_t stream);
+  input_pool(dtype type, std::int64_t n, std::int64_t l2_bytes, std::uint64_t seed, cudaStream_t stream,
+             value_spread spread = value_spread::uniform);
   ~input_pool();
   input_pool(const input_pool&) = delete;
   input_pool& operator=(const input_pool&) = delete;

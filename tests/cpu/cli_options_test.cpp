@@ -306,3 +306,22 @@ TEST(Options, HelpMentionsTheSegmentCases) {
                            "warpfold bench --segments --csv segments.csv"})
     EXPECT_NE(cmd.help_text.find(text), std::string::npos) << text;
 }
+
+TEST(Options, DataSpreads) {
+  EXPECT_EQ(bench({}).data, wb::value_spread::uniform);
+  EXPECT_EQ(bench({"--data", "wide", "--dtype", "f32"}).data, wb::value_spread::wide);
+  EXPECT_EQ(bench({"--data", "full"}).data, wb::value_spread::full);
+  EXPECT_EQ(bench({"--data", "normal"}).data, wb::value_spread::normal);
+  for (wb::value_spread s : {wb::value_spread::uniform, wb::value_spread::normal, wb::value_spread::wide, wb::value_spread::full})
+    EXPECT_EQ(wb::parse_value_spread(wb::name(s)), s);
+  expect_usage_errors({{"bench", "--data", "lognormal"}, {"bench", "--axis", "--data", "wide"}, {"bench", "--segments", "--data", "wide"}});
+}
+
+TEST(Options, BitsCommand) {
+  const wc::command cmd = wc::parse_command_line({"bits", "--csv", "bits.csv", "--device", "1", "-q"});
+  EXPECT_EQ(cmd.kind, wc::command_kind::bits);
+  EXPECT_EQ(cmd.bench.csv_path, "bits.csv");
+  EXPECT_EQ(cmd.bench.device, 1);
+  EXPECT_TRUE(cmd.bench.quiet);
+  expect_usage_errors({{"bits", "--n", "5"}});
+}

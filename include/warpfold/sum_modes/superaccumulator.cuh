@@ -1,0 +1,225 @@
+// A fixed-point number wide enough to hold any sum of the values of one float type exactly:
+// the "superaccumulator" of the exact sum (Kulisch's long accumulator, kept in carry-save
+// form). Every float is an integer multiple of the type's smallest subnormal and smaller than
+// 2^(max exponent + 1), so a sum of up to 2^64 of them is an integer of a few hundred bits
+// (f32) or about two thousand bits (f64) in units of that subnormal. Integer additions are
+// exact and associative: the total is the same whatever order blocks and atomics land in.
+//
+// Layout: `digits` signed 64-bit words, word i worth 2^(lowest + 30 i). Each addition puts at
+// most 30 bits into a word, so a word absorbs 2^33 additions before it could overflow, far
+// more than one block ever makes; carries are only propagated (normalize) when a block is
+// done. A block keeps one in shared memory and adds to it with shared atomics.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "warpfold/config.hpp"
+
+namespace warpfold::sum_modes {
+
+constexpr int digit_bits = 30;
+constexpr long long digit_mask = (1ll << digit_bits) - 1;
+
+// The exponents that bound the values of T: each is a multiple of 2^lowest and below 2^highest.
+template <typename T> struct value_range;
+template <> struct value_range<__half> { static constexpr int lowest = -24, highest = 16; };
+template <> struct value_range<__nv_bfloat16> { static constexpr int lowest = -133, highest = 128; };
+template <> struct value_range<float> { static constexpr int lowest = -149, highest = 128; };
+template <> struct value_range<double> { static constexpr int lowest = -1074, highest = 1024; };
+
+// Digits for sums of up to 2^64 values of T, plus one for the sign.
+template <typename T>
+struct superaccumulator_format {
+  static constexpr int lowest = value_range<T>::lowest;
+  static constexpr int digits = (value_range<T>::highest + 64 - lowest) / digit_bits + 2;
+};
+
+// Adds v * 2^exponent, an exact multiple of 2^Lowest, to the digits with atomics (any thread,
+// any number of threads at once). v must not be INT64_MIN.
+template <int Lowest>
+WARPFOLD_DEVICE void add_scaled(long long* digits, long long v, int exponent) {
+  if (v == 0) return;
+  if (exponent < Lowest) {  // v carries zero bits below 2^Lowest: drop them
+    const int drop = Lowest - exponent;
+    v = drop >= 63 ? 0 : v >> drop;
+    exponent = Lowest;
+    if (v == 0) return;
+  }
+  const int position = exponent - Lowest;
+  const int first = position / digit_bits;
+  const bool negative = v < 0;
+  const unsigned long long magnitude = negative ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+  unsigned __int128 wide = static_cast<unsigned __int128>(magnitude) << (position % digit_bits);  // below 2^92
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const unsigned long long d = static_cast<unsigned long long>(wide) & static_cast<unsigned long long>(digit_mask);
+    if (d != 0) atomicAdd(reinterpret_cast<unsigned long long*>(digits + first + j), negative ? 0ull - d : d);
+    wide >>= digit_bits;
+  }
+}
+
+// Adds sum_k v[k] * 2^exponent[k], each an exact multiple of 2^Lowest, with one atomic per
+// digit touched instead of up to four per term: lane j gathers the 30-bit pieces that fall
+// into digit (lowest digit touched + j). Every lane of the warp calls it with the same terms,
+// which must touch at most 32 digits. No v[k] may be INT64_MIN.
+template <int Lowest, int Terms>
+WARPFOLD_DEVICE void warp_add_scaled(long long* digits, const long long (&v)[Terms], const int (&exponent)[Terms]) {
+  int first_digit[Terms];
+  int shift[Terms];
+  unsigned long long magnitude[Terms];
+  int lowest_digit = INT_MAX;
+#pragma unroll
+  for (int k = 0; k < Terms; ++k) {
+    long long value = v[k];
+    int e = exponent[k];
+    if (e < Lowest) {  // no bits below 2^Lowest: drop the zeros
+      const int drop = Lowest - e;
+      value = drop >= 63 ? 0 : value >> drop;
+      e = Lowest;
+    }
+    magnitude[k] = value < 0 ? 0ull - static_cast<unsigned long long>(value) : static_cast<unsigned long long>(value);
+    if (value < 0) shift[k] = -1 - (e - Lowest) % digit_bits;  // the sign rides in the shift's sign
+    else shift[k] = (e - Lowest) % digit_bits;
+    first_digit[k] = (e - Lowest) / digit_bits;
+    if (value != 0 && first_digit[k] < lowest_digit) lowest_digit = first_digit[k];
+  }
+  if (lowest_digit == INT_MAX) return;
+  const int lane = threadIdx.x % 32;
+  const int digit = lowest_digit + lane;
+  long long mine = 0;
+#pragma unroll
+  for (int k = 0; k < Terms; ++k) {
+    const int piece = digit - first_digit[k];
+    if (magnitude[k] == 0 || piece < 0 || piece > 3) continue;
+    const bool negative = shift[k] < 0;
+    const int s = negative ? -1 - shift[k] : shift[k];
+    const unsigned __int128 wide = static_cast<unsigned __int128>(magnitude[k]) << s;
+    const long long d = static_cast<long long>(static_cast<unsigned long long>(wide >> (piece * digit_bits)) & digit_mask);
+    mine += negative ? -d : d;
+  }
+  if (mine != 0) atomicAdd(reinterpret_cast<unsigned long long*>(digits + digit), static_cast<unsigned long long>(mine));
+}
+
+// Adds a finite double that is an exact multiple of 2^Lowest.
+template <int Lowest>
+WARPFOLD_DEVICE void add_double(long long* digits, double x) {
+  const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(x));
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  long long mantissa = static_cast<long long>(bits & ((1ull << 52) - 1));
+  if (biased != 0) mantissa |= 1ll << 52;
+  const int exponent = (biased != 0 ? biased : 1) - 1075;
+  add_scaled<Lowest>(digits, (bits >> 63) != 0 ? -mantissa : mantissa, exponent);
+}
+
+// Propagates carries so that every digit but the top one is in [0, 2^30); the top one holds
+// the sign. One thread.
+template <int Digits>
+WARPFOLD_DEVICE void normalize(long long* digits) {
+  for (int i = 0; i + 1 < Digits; ++i) {
+    const long long carry = digits[i] >> digit_bits;  // arithmetic shift: floor division
+    digits[i] -= carry * (1ll << digit_bits);
+    digits[i + 1] += carry;
+  }
+}
+
+// The same by one warp (every lane calls it; the result is in `digits` afterwards): lane i
+// keeps digits i, i + 32, ... in registers and passes carries to its neighbour with shuffles
+// until none is left; usually two or three rounds instead of Digits dependent steps.
+template <int Digits>
+WARPFOLD_DEVICE void warp_normalize(long long* digits) {
+  constexpr int rows = (Digits + 31) / 32;
+  const int lane = threadIdx.x % 32;
+  long long d[rows];
+#pragma unroll
+  for (int r = 0; r < rows; ++r) d[r] = r * 32 + lane < Digits ? digits[r * 32 + lane] : 0;
+  for (;;) {
+    long long carry[rows];
+    bool any = false;
+#pragma unroll
+    for (int r = 0; r < rows; ++r) {
+      const bool top = r * 32 + lane >= Digits - 1;  // the top digit keeps its carry: the sign
+      carry[r] = top ? 0 : d[r] >> digit_bits;
+      d[r] -= carry[r] * (1ll << digit_bits);
+      any = any || carry[r] != 0;
+    }
+    if (!__any_sync(0xffffffffu, any)) break;
+    long long from_last_row = 0;
+#pragma unroll
+    for (int r = 0; r < rows; ++r) {
+      const long long from_left = __shfl_up_sync(0xffffffffu, carry[r], 1);
+      const long long wrapped = __shfl_sync(0xffffffffu, carry[r], 31);  // lane 31's carry goes to the next row
+      d[r] += lane == 0 ? from_last_row : from_left;
+      from_last_row = wrapped;
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < rows; ++r)
+    if (r * 32 + lane < Digits) digits[r * 32 + lane] = d[r];
+}
+
+// What a sum saw besides finite values, and whether every element was -0 (whose sum is -0).
+enum special_flags : unsigned {
+  saw_nan = 1u,
+  saw_plus_infinity = 2u,
+  saw_minus_infinity = 4u,
+  saw_other_than_minus_zero = 8u,
+};
+
+template <typename Out> struct out_format;
+template <> struct out_format<float> { static constexpr int precision = 24, lowest = -149; };
+template <> struct out_format<double> { static constexpr int precision = 53, lowest = -1074; };
+
+// The value of normalized digits, rounded once to Out (round to nearest, ties to even), with
+// IEEE's rules for the special values: NaN if any element was NaN or both infinities
+// appeared, else the infinity that appeared; a finite sum too large for Out becomes an
+// infinity; an exact zero is +0 unless every element was -0. One thread; `digits` is
+// changed.
+template <typename Out, int Lowest, int Digits>
+WARPFOLD_DEVICE Out round_to_nearest(long long* digits, unsigned flags) {
+  static_assert(Lowest >= out_format<Out>::lowest, "the output type must hold the inputs' smallest step");
+  if ((flags & saw_nan) != 0 || ((flags & saw_plus_infinity) != 0 && (flags & saw_minus_infinity) != 0))
+    return static_cast<Out>(__longlong_as_double(0x7ff8000000000000ll));
+  if ((flags & saw_plus_infinity) != 0) return static_cast<Out>(__longlong_as_double(0x7ff0000000000000ll));
+  if ((flags & saw_minus_infinity) != 0) return static_cast<Out>(__longlong_as_double(static_cast<long long>(0xfff0000000000000ull)));
+
+  const bool negative = digits[Digits - 1] < 0;
+  if (negative) {
+    for (int i = 0; i < Digits; ++i) digits[i] = -digits[i];
+    normalize<Digits>(digits);
+  }
+  int top = Digits - 1;
+  while (top >= 0 && digits[top] == 0) --top;
+  if (top < 0) return (flags & saw_other_than_minus_zero) != 0 ? Out(0) : -Out(0);
+
+  const int highest_bit = top * digit_bits + 63 - __clzll(digits[top]);
+  // The last bit kept: p bits below the highest, but never below the inputs' smallest step
+  // (there is nothing below it, and Out's subnormals reach at least that far down).
+  int keep_from = highest_bit - out_format<Out>::precision + 1;
+  if (keep_from < 0) keep_from = 0;
+  // The top three digits hold at least 60 bits below the highest: the p kept bits and the
+  // guard bit. Everything under the guard bit only matters as "any bit set" (sticky).
+  const int window_first = top >= 2 ? top - 2 : 0;
+  unsigned __int128 window = 0;
+  for (int i = top; i >= window_first; --i)
+    window = (window << digit_bits) | static_cast<unsigned __int128>(static_cast<unsigned long long>(digits[i]));
+  const int offset = keep_from - window_first * digit_bits;  // bit of `window` that is bit keep_from
+  unsigned long long mantissa = static_cast<unsigned long long>(window >> offset);
+  bool guard = false, sticky = false;
+  if (offset > 0) {
+    guard = ((window >> (offset - 1)) & 1) != 0;
+    sticky = (window & ((static_cast<unsigned __int128>(1) << (offset - 1)) - 1)) != 0;
+  }
+  for (int i = 0; i < window_first && !sticky; ++i) sticky = digits[i] != 0;
+  if (guard && (sticky || (mantissa & 1) != 0)) ++mantissa;
+  // At most p + 1 bits (a carry out of the top rounds up to a power of two): exact in double,
+  // and exact in Out unless it overflows, which gives the right infinity.
+  const double magnitude = scalbn(static_cast<double>(mantissa), keep_from + Lowest);
+  const Out value = static_cast<Out>(magnitude);
+  return negative ? -value : value;
+}
+
+}  // namespace warpfold::sum_modes

@@ -1,0 +1,287 @@
+// The fast path of the exact sum: what one warp keeps in registers so that most elements never
+// touch the superaccumulator (superaccumulator.cuh).
+//
+// The idea (binned summation, as in Demmel and Nguyen's ReproBLAS, made exact here): a double
+// S that stays within one binade [2^e, 2^(e+1)) has a fixed step of 2^(e-52). Adding r to it
+// and taking back what it kept, t = (S + r) - S, splits r exactly into t, a multiple of that
+// step, and r - t, the part below it; S grows by exactly t. A few such "folds" with steps 40
+// bits apart cover a window of 40 bits per fold below a top 2^top, and every piece of an
+// element lands in one of them without any rounding. Three adds per fold and element, all in
+// double, which the H100 runs at 64 per SM and clock.
+//
+// - The window is shared by a warp: its top follows the largest element the warp has seen
+//   (one __reduce_max_sync per batch). An element above it moves the window up, after the
+//   folds are emptied into the superaccumulator. Bits below the window's bottom (from data
+//   spread over more than the folds cover) go to the superaccumulator one by one: exact,
+//   only slower.
+// - A fold may drift by 2^-12 of its binade per element, so every 512 elements it hands
+//   whole quarters of the binade to a carry counter ("renormalize"), which keeps it inside.
+// - When the warp is done (or moves its window), each fold's content, an integer number of
+//   steps, is summed over the warp in int64 and added to the superaccumulator by one lane.
+//
+// Half values need none of this: every one is a multiple of 2^-24 below 2^16, so a double
+// adds 4096 of them exactly, and the warp empties it into the superaccumulator as an integer
+// every 4096 elements (direct_accumulator).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "warpfold/blocks/warp_reduce.cuh"
+#include "warpfold/sum_modes/superaccumulator.cuh"
+
+namespace warpfold::sum_modes {
+
+// The high 32 bits of |x| (all of a float): ordered like |x|, with infinities and NaNs above
+// every finite value, so one integer max per element finds both the largest magnitude and
+// any special value.
+WARPFOLD_DEVICE unsigned magnitude_bits(float x) { return __float_as_uint(x) & 0x7fffffffu; }
+// For a double, its high word with the lowest bit set if any low-word bit is: the smallest
+// subnormals have a zero high word but are not zero. (Adding one instead would carry the
+// largest finite double, 0x7fefffff ffffffff, into the infinities.)
+WARPFOLD_DEVICE unsigned magnitude_bits(double x) {
+  const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(x));
+  return (static_cast<unsigned>(bits >> 32) & 0x7fffffffu) | (static_cast<unsigned>(bits) != 0u ? 1u : 0u);
+}
+WARPFOLD_DEVICE unsigned magnitude_bits(__half x) { return __half_as_ushort(x) & 0x7fffu; }
+
+// Per element type: where non-finite values start, and the exponent of |x| from its magnitude
+// bits (floor(log2 |x|), or below the normal range for subnormals).
+template <typename E> struct element_bits;
+template <> struct element_bits<float> {
+  static constexpr unsigned non_finite = 0x7f800000u;
+  WARPFOLD_DEVICE static int exponent(unsigned m) { return static_cast<int>(m >> 23) - 127; }
+  WARPFOLD_DEVICE static unsigned magnitude_of_power(int e) { return static_cast<unsigned>(e + 127) << 23; }
+};
+template <> struct element_bits<double> {
+  static constexpr unsigned non_finite = 0x7ff00000u;
+  WARPFOLD_DEVICE static int exponent(unsigned m) { return static_cast<int>(m >> 20) - 1023; }
+  WARPFOLD_DEVICE static unsigned magnitude_of_power(int e) { return static_cast<unsigned>(e + 1023) << 20; }
+};
+
+// How many folds, how wide, per input type. A fold may drift by 2^(fold_bits - 52) of its
+// binade per element, so it is renormalized every 2^(49 - fold_bits) elements (1/8 binade).
+// - float: 3 folds of 40 bits (120): float values spread over 2^-40 .. 2^40 need 104.
+// - bfloat16 (added as float): 2 folds of 44 bits (88): its 8-bit significands over
+//   2^-40 .. 2^40 need 88, and a third fold would cost more double adds than the H100
+//   does per bfloat16 element at full bandwidth. No slack above the largest element.
+// - double: 4 folds of 40 bits (160): double values over 2^-40 .. 2^40 need 133.
+template <typename T> struct fold_policy;
+template <> struct fold_policy<float> {
+  static constexpr int folds = 3, fold_bits = 40, top_slack = 3;
+};
+template <> struct fold_policy<__nv_bfloat16> {
+  static constexpr int folds = 2, fold_bits = 44, top_slack = 0;
+};
+template <> struct fold_policy<double> {
+  static constexpr int folds = 4, fold_bits = 40, top_slack = 3;
+};
+
+template <typename E>
+WARPFOLD_DEVICE bool is_plus_zero(E x) {
+  if constexpr (sizeof(E) == 8) return __double_as_longlong(x) == 0;
+  else return __float_as_uint(x) == 0u;
+}
+
+// Records x's special kind in `flags` and returns x, or 0 when x is not finite.
+template <typename E>
+WARPFOLD_DEVICE E without_specials(E x, unsigned& flags) {
+  if (magnitude_bits(x) >= element_bits<E>::non_finite) {
+    flags |= x != x ? saw_nan : (x > E(0) ? saw_plus_infinity : saw_minus_infinity);
+    return E(0);
+  }
+  return x;
+}
+
+// The warp's folds, for elements of type E (float or double; bf16 comes as float), shaped by
+// Policy (fold_policy).
+template <typename E, int Lowest, typename Policy>
+class fold_accumulator {
+ public:
+  static constexpr int folds = Policy::folds;
+  static constexpr int fold_bits = Policy::fold_bits;
+  static constexpr int renormalize_every = 1 << (49 - fold_bits);  // elements per lane
+  static constexpr int top_slack = Policy::top_slack;  // bits of room above the largest element seen
+  // The lowest fold's S must be a normal double (top - folds * fold_bits + 52 >= -1022), and
+  // the highest fold's S finite (top - fold_bits + 52 <= 1023).
+  static constexpr int lowest_top = folds * fold_bits - 1074;
+  static constexpr int highest_top = 1023 + fold_bits - 52;
+
+  // Adds a batch: `count` elements per lane, `x`. Every lane of the warp calls it.
+  template <int Count>
+  WARPFOLD_DEVICE void add(E (&x)[Count], long long* digits, unsigned& flags) {
+    unsigned largest = 0;
+#pragma unroll
+    for (int k = 0; k < Count; ++k) largest = max(largest, magnitude_bits(x[k]));
+    unsigned warp_largest = __reduce_max_sync(blocks::full_warp_mask, largest);
+    if (largest != 0) flags |= saw_other_than_minus_zero;
+    if (warp_largest >= limit_) {  // rare: a special value, an element above the window, or no window yet
+      if (warp_largest >= element_bits<E>::non_finite) {
+        largest = 0;
+#pragma unroll
+        for (int k = 0; k < Count; ++k) {
+          x[k] = without_specials(x[k], flags);
+          largest = max(largest, magnitude_bits(x[k]));
+        }
+        warp_largest = __reduce_max_sync(blocks::full_warp_mask, largest);
+      }
+      if (warp_largest == 0) {
+        note_plus_zeros(x, flags);
+        return;
+      }
+      if (warp_largest >= limit_) move_window(element_bits<E>::exponent(warp_largest) + 1 + top_slack, digits);
+      if (warp_largest >= limit_) {  // beyond what any window holds (f64 above 2^1007)
+#pragma unroll
+        for (int k = 0; k < Count; ++k)
+          if (magnitude_bits(x[k]) >= limit_) {
+            add_double<Lowest>(digits, static_cast<double>(x[k]));
+            x[k] = E(0);
+          }
+      }
+    } else if (warp_largest == 0) {
+      note_plus_zeros(x, flags);
+      return;
+    }
+#pragma unroll
+    for (int k = 0; k < Count; ++k) add_in_window(static_cast<double>(x[k]), digits);
+    added_ += Count;
+    if (added_ >= renormalize_every) renormalize();
+  }
+
+  // Empties the folds into the superaccumulator: each fold's steps and carried quarters,
+  // summed over the warp as integers, in one warp_add_scaled. Every lane of the warp calls it.
+  WARPFOLD_DEVICE void flush(long long* digits) {
+    if (top_ == no_window) return;
+    long long terms[2 * folds];
+    int exponents[2 * folds];
+#pragma unroll
+    for (int f = 0; f < folds; ++f) {
+      const int e = binade(f);
+      const double held = sums_[f] - 1.5 * scalbn(1.0, e);  // exact: same binade
+      terms[2 * f] = warp_sum(static_cast<long long>(scalbn(held, 52 - e)));  // integers below 2^51 each
+      exponents[2 * f] = e - 52;
+      terms[2 * f + 1] = warp_sum(static_cast<long long>(carries_[f]));
+      exponents[2 * f + 1] = e - 2;
+      sums_[f] = 1.5 * scalbn(1.0, e);
+      carries_[f] = 0;
+    }
+    warp_add_scaled<Lowest>(digits, terms, exponents);
+    added_ = 0;
+  }
+
+ private:
+  static constexpr int no_window = INT_MIN;
+
+  // Fold f's S lives in [2^binade, 2^(binade+1)), with steps of 2^(binade-52).
+  WARPFOLD_DEVICE int binade(int f) const { return top_ - (f + 1) * fold_bits + 52; }
+
+  WARPFOLD_DEVICE static long long warp_sum(long long v) {
+#pragma unroll
+    for (int delta = blocks::warp_size / 2; delta > 0; delta /= 2) v += __shfl_xor_sync(blocks::full_warp_mask, v, delta);
+    return v;
+  }
+
+  template <int Count>
+  WARPFOLD_DEVICE static void note_plus_zeros(const E (&x)[Count], unsigned& flags) {
+#pragma unroll
+    for (int k = 0; k < Count; ++k)
+      if (is_plus_zero(x[k])) flags |= saw_other_than_minus_zero;
+  }
+
+  WARPFOLD_DEVICE void move_window(int top, long long* digits) {
+    if (top < lowest_top) top = lowest_top;
+    if (top > highest_top) top = highest_top;
+    if (top_ != no_window && top <= top_) return;
+    flush(digits);
+    top_ = top;
+    limit_ = element_bits<E>::magnitude_of_power(top);
+#pragma unroll
+    for (int f = 0; f < folds; ++f) {
+      sums_[f] = 1.5 * scalbn(1.0, binade(f));
+      carries_[f] = 0;
+    }
+  }
+
+  // |x| < 2^top_. The part below the lowest fold's step goes to the superaccumulator.
+  WARPFOLD_DEVICE void add_in_window(double x, long long* digits) {
+    double rest = x;
+#pragma unroll
+    for (int f = 0; f < folds; ++f) {
+      const double grown = sums_[f] + rest;
+      const double kept = grown - sums_[f];
+      rest -= kept;
+      sums_[f] = grown;
+    }
+    if (rest != 0) add_double<Lowest>(digits, rest);
+  }
+
+  // Moves whole quarters of each fold's binade to its carry count, leaving S within 1/8 of
+  // the binade of 1.5 * 2^binade.
+  WARPFOLD_DEVICE void renormalize() {
+#pragma unroll
+    for (int f = 0; f < folds; ++f) {
+      const int e = binade(f);
+      const double quarters = rint(scalbn(sums_[f] - 1.5 * scalbn(1.0, e), 2 - e));
+      sums_[f] -= scalbn(quarters, e - 2);
+      carries_[f] += quarters;
+    }
+    added_ = 0;
+  }
+
+  double sums_[folds] = {};
+  double carries_[folds] = {};
+  int top_ = no_window;
+  unsigned limit_ = 0;  // magnitude bits of 2^top_: elements at or above it need a new window
+  int added_ = 0;
+};
+
+// Half elements: one double per lane holds 4096 of them exactly (multiples of 2^-24 below
+// 2^16: at most 2^40 steps each, 2^52 together).
+class direct_accumulator {
+ public:
+  static constexpr int flush_every = 4096;
+
+  template <int Count>
+  WARPFOLD_DEVICE void add(__half (&x)[Count], long long* digits, unsigned& flags) {
+    unsigned largest = 0;
+#pragma unroll
+    for (int k = 0; k < Count; ++k) largest = max(largest, magnitude_bits(x[k]));
+    if (largest != 0) flags |= saw_other_than_minus_zero;
+    if (largest >= 0x7c00u || largest == 0) {  // this lane has specials or only zeros
+#pragma unroll
+      for (int k = 0; k < Count; ++k) {
+        const unsigned short bits = __half_as_ushort(x[k]);
+        if ((bits & 0x7fffu) >= 0x7c00u) {
+          flags |= (bits & 0x7fffu) > 0x7c00u ? saw_nan : ((bits & 0x8000u) != 0 ? saw_minus_infinity : saw_plus_infinity);
+          x[k] = __ushort_as_half(0);
+        } else if (bits == 0) {
+          flags |= saw_other_than_minus_zero;
+        }
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < Count; ++k) sum_ += static_cast<double>(__half2float(x[k]));
+    added_ += Count;
+    if (added_ >= flush_every) flush(digits);
+  }
+
+  WARPFOLD_DEVICE void flush(long long* digits) {
+    long long steps[1] = {static_cast<long long>(scalbn(sum_, 24))};
+    const int exponents[1] = {-24};
+#pragma unroll
+    for (int delta = blocks::warp_size / 2; delta > 0; delta /= 2)
+      steps[0] += __shfl_xor_sync(blocks::full_warp_mask, steps[0], delta);
+    warp_add_scaled<value_range<__half>::lowest>(digits, steps, exponents);
+    sum_ = 0;
+    added_ = 0;
+  }
+
+ private:
+  double sum_ = 0;
+  int added_ = 0;
+};
+
+}  // namespace warpfold::sum_modes

@@ -1,0 +1,324 @@
+// The reproducible and exact sums (warpfold/sum_modes.hpp) against their CPU references
+// (warpfold_test/float_sum_references.hpp): the exact sum must equal MPFR's correctly rounded
+// sum, bit for bit, and the reproducible sum the CPU implementation of its documented order,
+// bit for bit; both for every size class, data of narrow, wide and full exponent range,
+// cancellation, special values, offsets and forced grids.
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <warpfold/reduce.hpp>
+#include <warpfold/sum_modes/grid_override.hpp>
+
+#include "reduce_test_util.hpp"
+#include "warpfold_test/float_sum_references.hpp"
+
+namespace {
+
+using namespace warpfold_test;
+
+template <typename T>
+T from_double(double x) {
+  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(static_cast<float>(x));
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(static_cast<float>(x));
+  else return static_cast<T>(x);
+}
+
+// The exponent range that every kind of data stays in, per type.
+template <typename T>
+constexpr int lowest_exponent() {
+  return std::is_same_v<T, __half> ? -24 : std::is_same_v<T, double> ? -1074 : std::is_same_v<T, float> ? -149 : -133;
+}
+template <typename T>
+constexpr int highest_exponent() {
+  return std::is_same_v<T, __half> ? 15 : std::is_same_v<T, double> ? 1023 : 127;
+}
+
+enum class data_kind {
+  unit,        // uniform in [-1, 1)
+  wide,        // magnitudes log-uniform over 2^-40 .. 2^40 (as far as the type reaches), random signs
+  full,        // random finite bit patterns: every exponent, subnormals included
+  cancelling,  // wide values, then each of them negated, shuffled, and a few tiny ones: the sum is tiny
+};
+const char* kind_name(data_kind k) {
+  switch (k) {
+    case data_kind::unit: return "unit";
+    case data_kind::wide: return "wide";
+    case data_kind::full: return "full";
+    case data_kind::cancelling: return "cancelling";
+  }
+  return "?";
+}
+constexpr data_kind all_kinds[] = {data_kind::unit, data_kind::wide, data_kind::full, data_kind::cancelling};
+
+template <typename T>
+T random_finite_bits(std::mt19937_64& rng) {
+  for (;;) {
+    const std::uint64_t bits = rng();
+    T x;
+    std::memcpy(static_cast<void*>(&x), &bits, sizeof(T));
+    if (std::isfinite(static_cast<double>(to_real(x)))) return x;
+  }
+}
+
+template <typename T>
+std::vector<T> make_data(std::int64_t n, std::uint64_t seed, data_kind kind) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const int low = std::max(-40, lowest_exponent<T>() + 11), high = std::min(40, highest_exponent<T>() - 1);
+  std::uniform_int_distribution<int> exponent(low, high);
+  auto wide = [&] { return std::ldexp(unit(rng), exponent(rng)); };
+  std::vector<T> x(static_cast<std::size_t>(n));
+  if (kind == data_kind::cancelling) {
+    const std::int64_t half = n / 2;
+    for (std::int64_t i = 0; i < half; ++i) {
+      x[i] = from_double<T>(wide());
+      x[half + i] = from_double<T>(-static_cast<double>(to_real(x[i])));
+    }
+    std::shuffle(x.begin(), x.begin() + 2 * half, rng);
+    for (std::int64_t i = 2 * half; i < n; ++i) x[i] = from_double<T>(std::ldexp(unit(rng), low));
+    return x;
+  }
+  for (auto& v : x) {
+    if (kind == data_kind::unit) v = from_double<T>(unit(rng));
+    else if (kind == data_kind::wide) v = from_double<T>(wide());
+    else v = random_finite_bits<T>(rng);
+  }
+  return x;
+}
+
+template <typename R>
+::testing::AssertionResult same_bits(R got, R expected) {
+  if ((std::isnan(got) && std::isnan(expected)) || std::memcmp(&got, &expected, sizeof(R)) == 0)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << std::hexfloat << "got " << got << ", expected " << expected << std::defaultfloat
+                                       << " (" << got << " vs " << expected << ")";
+}
+
+template <typename T>
+class SumModes : public gpu_test {};
+using float_types = ::testing::Types<__half, __nv_bfloat16, float, double>;
+TYPED_TEST_SUITE(SumModes, float_types, reduce_test::type_names);
+
+TYPED_TEST(SumModes, ExactEqualsTheCorrectlyRoundedSum) {
+  using T = TypeParam;
+  for (std::int64_t n : standard_sizes())
+    for (data_kind kind : all_kinds) {
+      const std::vector<T> x = make_data<T>(n, seed_for(std::string("exact-") + kind_name(kind), n), kind);
+      const device_input<T> input(x);
+      SCOPED_TRACE(size_name(n) + " " + kind_name(kind));
+      EXPECT_TRUE(same_bits(warpfold::sum_exact(input.data(), n), exact_sum_reference(x.data(), n)));
+      EXPECT_TRUE(input.unchanged());
+    }
+}
+
+TYPED_TEST(SumModes, ReproducibleFollowsItsDocumentedOrder) {
+  using T = TypeParam;
+  std::vector<std::int64_t> sizes = standard_sizes();
+  if (!quick_mode()) sizes.push_back((std::int64_t{1} << 24) + 12345);  // chunks larger than the smallest
+  for (std::int64_t n : sizes)
+    for (data_kind kind : all_kinds) {
+      const std::vector<T> x = make_data<T>(n, seed_for(std::string("reproducible-") + kind_name(kind), n), kind);
+      const device_input<T> input(x);
+      SCOPED_TRACE(size_name(n) + " " + kind_name(kind));
+      EXPECT_TRUE(same_bits(warpfold::sum_reproducible(input.data(), n), reproducible_sum_reference(x.data(), n)));
+      EXPECT_TRUE(input.unchanged());
+    }
+}
+
+// The same values at every alignment: the bits depend on the values only.
+TYPED_TEST(SumModes, BitsDoNotDependOnTheInputsAddress) {
+  using T = TypeParam;
+  const std::int64_t n = quick_mode() ? 40009 : 1000003;
+  const std::vector<T> x = make_data<T>(n, seed_for("offsets", n), data_kind::wide);
+  const auto exact = exact_sum_reference(x.data(), n);
+  const auto reproducible = reproducible_sum_reference(x.data(), n);
+  for (int offset = 1; offset < 8; ++offset) {
+    std::vector<T> padded(static_cast<std::size_t>(n + offset), from_double<T>(1e4));
+    std::copy(x.begin(), x.end(), padded.begin() + offset);
+    const device_array<T> d = upload(padded);
+    SCOPED_TRACE("offset " + std::to_string(offset));
+    EXPECT_TRUE(same_bits(warpfold::sum_exact(d.data() + offset, n), exact));
+    EXPECT_TRUE(same_bits(warpfold::sum_reproducible(d.data() + offset, n), reproducible));
+  }
+}
+
+// The grid is the one thing that differs between GPUs of different sizes.
+TYPED_TEST(SumModes, BitsDoNotDependOnTheGrid) {
+  using T = TypeParam;
+  for (std::int64_t n : {std::int64_t{70001}, quick_mode() ? std::int64_t{300007} : std::int64_t{3000017}}) {
+    const std::vector<T> x = make_data<T>(n, seed_for("grids", n), data_kind::wide);
+    const device_input<T> input(x);
+    const auto exact = warpfold::sum_exact(input.data(), n);
+    const auto reproducible = warpfold::sum_reproducible(input.data(), n);
+    EXPECT_TRUE(same_bits(exact, exact_sum_reference(x.data(), n)));
+    for (int blocks : {1, 2, 3, 7, 64, 131, 1000}) {
+      warpfold::testing::scoped_sum_grid forced(blocks);
+      SCOPED_TRACE(size_name(n) + ", " + std::to_string(blocks) + " blocks");
+      EXPECT_TRUE(same_bits(warpfold::sum_exact(input.data(), n), exact));
+      EXPECT_TRUE(same_bits(warpfold::sum_reproducible(input.data(), n), reproducible));
+    }
+  }
+}
+
+template <typename T>
+void expect_both_modes(const std::vector<double>& values, double expected, const char* what) {
+  std::vector<T> x;
+  for (double v : values) x.push_back(from_double<T>(v));
+  const device_array<T> d = upload(x);
+  using R = warpfold::float_sum_t<T>;
+  SCOPED_TRACE(what);
+  EXPECT_TRUE(same_bits(warpfold::sum_exact(d.data(), std::int64_t(x.size())), static_cast<R>(expected)));
+  EXPECT_TRUE(same_bits(warpfold::sum_exact(d.data(), std::int64_t(x.size())), exact_sum_reference(x.data(), std::int64_t(x.size()))));
+  EXPECT_TRUE(same_bits(warpfold::sum_reproducible(d.data(), std::int64_t(x.size())),
+                        reproducible_sum_reference(x.data(), std::int64_t(x.size()))));
+}
+
+TYPED_TEST(SumModes, SpecialValuesFollowIeee) {
+  using T = TypeParam;
+  const double inf = INFINITY, nan = NAN;
+  expect_both_modes<T>({1, nan, 2}, nan, "NaN");
+  expect_both_modes<T>({1, inf, 2}, inf, "+inf");
+  expect_both_modes<T>({1, -inf, 2}, -inf, "-inf");
+  expect_both_modes<T>({inf, 1, -inf}, nan, "+inf and -inf");
+  expect_both_modes<T>({-0.0, -0.0, -0.0}, -0.0, "only -0");
+  expect_both_modes<T>({-0.0, 0.0, -0.0}, 0.0, "-0 and +0");
+  expect_both_modes<T>({1.5, -1.5}, 0.0, "cancelling to +0");
+  // Specials among many elements, in every block.
+  std::vector<double> many(100000, 0.25);
+  many[77777] = nan;
+  expect_both_modes<T>(many, nan, "NaN among many");
+  many[77777] = -inf;
+  expect_both_modes<T>(many, -inf, "-inf among many");
+  std::vector<double> zeros(100003, -0.0);
+  expect_both_modes<T>(zeros, -0.0, "many -0");
+  zeros[99999] = 0.0;
+  expect_both_modes<T>(zeros, 0.0, "many -0 and one +0");
+  const device_array<T> none(1);
+  EXPECT_TRUE(same_bits(warpfold::sum_exact(none.data(), 0), warpfold::float_sum_t<T>(0)));
+  EXPECT_TRUE(same_bits(warpfold::sum_reproducible(none.data(), 0), warpfold::float_sum_t<T>(0)));
+}
+
+template <typename T>
+class ExactSumEdges : public gpu_test {};
+using wide_types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(ExactSumEdges, wide_types, reduce_test::type_names);
+
+TYPED_TEST(ExactSumEdges, TiesRoundToEven) {
+  using T = TypeParam;
+  constexpr int p = std::numeric_limits<T>::digits;
+  const double half_ulp_of_one = std::ldexp(1.0, -p);
+  const double tiny = std::is_same_v<T, float> ? std::ldexp(1.0, -149) : std::ldexp(1.0, -1074);
+  expect_both_modes<T>({1, half_ulp_of_one}, 1.0, "1 + half an ulp: down to even");
+  expect_both_modes<T>({1, half_ulp_of_one, tiny}, 1 + 2 * half_ulp_of_one, "just above the tie: up");
+  expect_both_modes<T>({1 + 2 * half_ulp_of_one, half_ulp_of_one}, 1 + 4 * half_ulp_of_one, "odd + half an ulp: up to even");
+  expect_both_modes<T>({1, half_ulp_of_one / 2, half_ulp_of_one / 2, -tiny}, 1.0, "just below the tie, from three pieces");
+}
+
+TYPED_TEST(ExactSumEdges, OverflowAndIntermediateOverflow) {
+  using T = TypeParam;
+  constexpr int p = std::numeric_limits<T>::digits;
+  const double biggest = std::numeric_limits<T>::max();
+  const int top = std::numeric_limits<T>::max_exponent - 1;  // biggest's exponent
+  const double half_ulp = std::ldexp(1.0, top - p);
+  expect_both_modes<T>({biggest, half_ulp}, INFINITY, "a tie at the top rounds to even: infinity");
+  expect_both_modes<T>({biggest, half_ulp / 2}, biggest, "below the tie: the largest finite");
+  expect_both_modes<T>({-biggest, -half_ulp}, -INFINITY, "the same, negative");
+  std::vector<T> x = {T(biggest), T(biggest), T(-biggest)};
+  const device_array<T> d = upload(x);
+  EXPECT_TRUE(same_bits(warpfold::sum_exact(d.data(), 3), T(biggest))) << "intermediate sums beyond the range do not matter";
+}
+
+TYPED_TEST(ExactSumEdges, SubnormalsAddExactly) {
+  using T = TypeParam;
+  const double tiny = std::is_same_v<T, float> ? std::ldexp(1.0, -149) : std::ldexp(1.0, -1074);
+  std::vector<double> v(4099, tiny);
+  v.push_back(-3 * tiny);
+  expect_both_modes<T>(v, 4096 * tiny, "4099 - 3 smallest subnormals");
+}
+
+TEST(ExactSumOfOnes, TheTieAbove2To24RoundsToEven) {
+  if (!gpu_available()) GTEST_SKIP() << gpu_unavailable_reason();
+  const std::int64_t n = (std::int64_t{1} << 24) + 1;  // 16777217: halfway between two floats
+  const std::vector<float> ones(static_cast<std::size_t>(n), 1.0f);
+  const device_array<float> d = upload(ones);
+  EXPECT_TRUE(same_bits(warpfold::sum_exact(d.data(), n), 16777216.0f));
+  std::vector<float> more = ones;
+  more.push_back(1.0f);
+  more.push_back(1.0f);  // 16777219: halfway, rounds up to 16777220
+  const device_array<float> e = upload(more);
+  EXPECT_TRUE(same_bits(warpfold::sum_exact(e.data(), n + 2), 16777220.0f));
+}
+
+TYPED_TEST(SumModes, AsyncFormsWriteDeviceMemoryAndReplayInGraphs) {
+  using T = TypeParam;
+  using R = warpfold::float_sum_t<T>;
+  const std::int64_t n = 1000003;
+  const std::vector<T> x = make_data<T>(n, seed_for("async", n), data_kind::wide);
+  const device_input<T> input(x);
+  cudaStream_t stream;
+  WARPFOLD_TEST_CUDA(cudaStreamCreate(&stream));
+  const R exact = reduce_test::run_async<R>([&](R* out, cudaStream_t s) { warpfold::sum_exact(input.data(), n, out, s); }, stream);
+  EXPECT_TRUE(same_bits(exact, exact_sum_reference(x.data(), n)));
+  const R reproducible =
+      reduce_test::run_async<R>([&](R* out, cudaStream_t s) { warpfold::sum_reproducible(input.data(), n, out, s); }, stream);
+  EXPECT_TRUE(same_bits(reproducible, reproducible_sum_reference(x.data(), n)));
+
+  device_array<R> out(2);
+  cudaGraph_t graph;
+  WARPFOLD_TEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  warpfold::sum_exact(input.data(), n, out.data(), stream);
+  warpfold::sum_reproducible(input.data(), n, out.data() + 1, stream);
+  WARPFOLD_TEST_CUDA(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  WARPFOLD_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay) {
+    WARPFOLD_TEST_CUDA(cudaMemsetAsync(out.data(), 0xA5, 2 * sizeof(R), stream));
+    WARPFOLD_TEST_CUDA(cudaGraphLaunch(exec, stream));
+    WARPFOLD_TEST_CUDA(cudaStreamSynchronize(stream));
+    const std::vector<R> got = download(out.data(), 2);
+    EXPECT_TRUE(same_bits(got[0], exact));
+    EXPECT_TRUE(same_bits(got[1], reproducible));
+  }
+  WARPFOLD_TEST_CUDA(cudaGraphExecDestroy(exec));
+  WARPFOLD_TEST_CUDA(cudaGraphDestroy(graph));
+
+  // With the caller's scratch, sized by the *_scratch_bytes functions.
+  device_array<unsigned char> scratch(std::max(warpfold::sum_exact_scratch_bytes<T>(n), warpfold::sum_reproducible_scratch_bytes<T>(n)));
+  const warpfold::scratch_space space{scratch.data(), scratch.size()};
+  EXPECT_TRUE(same_bits(
+      reduce_test::run_async<R>([&](R* o, cudaStream_t s) { warpfold::sum_exact(input.data(), n, o, s, space); }, stream), exact));
+  EXPECT_TRUE(same_bits(
+      reduce_test::run_async<R>([&](R* o, cudaStream_t s) { warpfold::sum_reproducible(input.data(), n, o, s, space); }, stream),
+      reproducible));
+  WARPFOLD_TEST_CUDA(cudaStreamDestroy(stream));
+}
+
+TYPED_TEST(SumModes, BadInputIsRejectedAndNothingIsWritten) {
+  using T = TypeParam;
+  using R = warpfold::float_sum_t<T>;
+  const device_array<T> d(16);
+  device_array<R> out(1);
+  WARPFOLD_TEST_CUDA(cudaMemset(out.data(), 0xA5, sizeof(R)));
+  std::vector<T> host(16);
+  EXPECT_THROW(warpfold::sum_exact(d.data(), -1), warpfold::invalid_argument);
+  EXPECT_THROW(warpfold::sum_reproducible(d.data(), -1), warpfold::invalid_argument);
+  EXPECT_THROW(warpfold::sum_exact(static_cast<const T*>(nullptr), 5), warpfold::invalid_argument);
+  EXPECT_THROW(warpfold::sum_reproducible(host.data(), 16), warpfold::invalid_argument);
+  EXPECT_THROW(warpfold::sum_exact(host.data(), 16, out.data(), nullptr), warpfold::invalid_argument);
+  EXPECT_THROW(warpfold::sum_reproducible(d.data(), 16, static_cast<R*>(nullptr), nullptr), warpfold::invalid_argument);
+  const std::int64_t big = 1 << 22;
+  const device_array<T> large(big);
+  const warpfold::scratch_space too_small{out.data(), 4};
+  EXPECT_THROW(warpfold::sum_exact(large.data(), big, out.data(), nullptr, too_small), warpfold::invalid_argument);
+  WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
+  R after;
+  copy_to_host(&after, out.data(), 1);
+  unsigned char expected[sizeof(R)];
+  std::memset(expected, 0xA5, sizeof(R));
+  EXPECT_EQ(std::memcmp(&after, expected, sizeof(R)), 0) << "a rejected call wrote its output";
+}
+
+}  // namespace
