@@ -8,6 +8,7 @@
 
 #include "bench/device.hpp"
 #include "bench_command.hpp"
+#include "accuracy_command.hpp"
 #include "bits_command.hpp"
 #include "counters.hpp"
 #include "options.hpp"
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
         return 0;
       case command_kind::bench:
         return run_bench(cmd.bench);
+      case command_kind::accuracy:
+        return run_accuracy(cmd.bench, cmd.save_input);
       case command_kind::bits:
         return run_bits(cmd.bench);
       case command_kind::ncu_target:

@@ -368,6 +368,23 @@ command parse_command_line(int argc, const char* const* argv) {
   bits->add_option("--device", bits_options.device, "CUDA device ordinal to run on.");
   bits->add_flag("-q,--quiet", bits_options.quiet, "No progress on stderr.");
 
+  bench_options accuracy_options;
+  std::string save_input;
+  std::string accuracy_n;
+  CLI::App* accuracy = app.add_subcommand(
+      "accuracy",
+      "Sum an ill-conditioned float32 input (pairs x and -x with a few small values: the exact sum is about "
+      "1e-10 of the sum of magnitudes, known by construction) with warpfold's default, reproducible and exact "
+      "sums, CUB, and a plain and a Kahan float sum on the CPU; print each one's relative error as CSV "
+      "(impl,dtype,n,result,exact,relative_error,condition,device).");
+  accuracy->add_option("--n", accuracy_n, "Elements (default 10^8), as for bench --n.")->type_name("SIZE");
+  accuracy->add_option("--seed", accuracy_options.seed, "Seed of the input (default 1).");
+  accuracy->add_option("--csv", accuracy_options.csv_path, "Write the CSV to FILE instead of stdout.")->type_name("FILE");
+  accuracy->add_option("--save-input", save_input,
+                       "Also write the input as raw float32 to FILE (for scripts/accuracy_torch).")
+      ->type_name("FILE");
+  accuracy->add_option("--device", accuracy_options.device, "CUDA device ordinal to run on.");
+
   raw_bench_options raw_target;
   CLI::App* target = app.add_subcommand("ncu-target", "Internal: what `bench --counters` runs under ncu.");
   target->group("");  // hidden from --help
@@ -386,6 +403,19 @@ command parse_command_line(int argc, const char* const* argv) {
   if (list->parsed()) return {command_kind::list, "", 0, {}};
   if (bench->parsed()) return {command_kind::bench, "", 0, resolve(raw)};
   if (bits->parsed()) return {command_kind::bits, "", 0, bits_options};
+  if (accuracy->parsed()) {
+    if (!accuracy_n.empty()) {
+      try {
+        accuracy_options.sizes = {bench::parse_size(accuracy_n)};
+      } catch (const invalid_argument& e) {
+        throw usage_error(std::string("--n: ") + e.what());
+      }
+      accuracy_options.sizes_given = true;
+    }
+    command c{command_kind::accuracy, "", 0, accuracy_options};
+    c.save_input = save_input;
+    return c;
+  }
   if (target->parsed()) return {command_kind::ncu_target, "", 0, resolve(raw_target)};
   return {command_kind::help, app.help(), 2, {}};  // no command: show what there is, and fail
 }

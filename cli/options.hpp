@@ -55,6 +55,7 @@ enum class command_kind {
   list,        // warpfold list
   bench,       // warpfold bench
   bits,        // warpfold bits
+  accuracy,    // warpfold accuracy
   ncu_target,  // hidden: run each selected ladder step once (what `bench --counters` profiles)
 };
 
@@ -63,6 +64,7 @@ struct command {
   std::string help_text;
   int exit_code = 0;  // help only: 0 for --help, 2 when no command was given
   bench_options bench;
+  std::string save_input;  // accuracy: where to write the generated input
 };
 
 // argv[0] is the program name, as main() receives it.

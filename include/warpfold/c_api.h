@@ -81,6 +81,16 @@ WARPFOLD_C_EXPORT int warpfold_reduce_axes(int op, int dtype, const void* in, in
 WARPFOLD_C_EXPORT int warpfold_reduce_segments(int op, int dtype, const void* in, const int64_t* begin,
                                                const int64_t* end, int64_t segments, void* out, void* stream);
 
+/* The float sum modes (<warpfold/sum_modes.hpp>) of a whole contiguous array. */
+enum warpfold_sum_mode {
+  WARPFOLD_SUM_DEFAULT = 0,      /* warpfold::sum: bits fixed on one GPU */
+  WARPFOLD_SUM_REPRODUCIBLE = 1, /* warpfold::sum_reproducible: the same bits on every GPU */
+  WARPFOLD_SUM_EXACT = 2         /* warpfold::sum_exact: the exact sum, rounded once */
+};
+/* *out = the sum of in[0 .. n) in `mode`: a float for FLOAT16, BFLOAT16 and FLOAT32 input, a
+ * double for FLOAT64; other dtypes are refused. */
+WARPFOLD_C_EXPORT int warpfold_sum_mode(int mode, int dtype, const void* in, int64_t n, void* out, void* stream);
+
 /* A prepared axis reduction: the same call as warpfold_reduce_axes, with everything but the
  * pointers, the device and the stream checked and decided once. For callers that repeat a
  * call many times (the Python package caches one per op, dtype, shape and dims): a run then

@@ -69,7 +69,7 @@ template <typename T>
 std::size_t sum_reproducible_scratch_bytes(std::int64_t n) {
   detail::check_float_sum<T>();
   const std::int64_t groups = sum_modes::reproducible_groups<T>(n);
-  if (n <= 0 || groups <= 1) return 0;  // one block, sums in shared memory
+  if (n <= 0 || groups <= 2) return 0;  // one block, sums in shared memory
   return device::scratch_bytes_for({1, 0, groups * std::int64_t(sizeof(float_sum_t<T>))});
 }
 template <typename T>

@@ -427,3 +427,67 @@ def test_jax():
     assert isinstance(got, jax.Array)
     assert_matches("sum", got, values, (1,), "float32")
     assert_matches("argmax", warpfold.argmax(x, dim=0), values, (0,), "float32")
+
+
+def _round_exactly(total, dtype_name):
+    """The float32 or float64 nearest to the Fraction `total` (ties to even): the exact
+    sum's correct rounding, with no double rounding on the way."""
+    from fractions import Fraction
+    np_type = numpy.float64 if dtype_name == "float64" else numpy.float32
+    guess = np_type(float(total))
+    candidates = [numpy.nextafter(guess, np_type(-numpy.inf)), guess, numpy.nextafter(guess, np_type(numpy.inf))]
+
+    def key(c):
+        mantissa_even = (int(numpy.asarray(c).view(numpy.uint32 if np_type == numpy.float32 else numpy.uint64)) & 1) == 0
+        return (abs(Fraction(float(c)) - total), not mantissa_even)
+    return min(candidates, key=key)
+
+
+@pytest.mark.parametrize("dtype_name", ["float16", "bfloat16", "float32", "float64"])
+def test_torch_sum_modes(dtype_name):
+    from fractions import Fraction
+    torch = _torch()
+    rng = numpy.random.default_rng(11)
+    n = 100003
+    spread = 10 if dtype_name == "float16" else 20  # float16 stops at 65504
+    magnitudes = numpy.ldexp(rng.uniform(-1, 1, n), rng.integers(-spread, spread, n))
+    x = torch.tensor(magnitudes, dtype=getattr(torch, dtype_name), device="cuda")
+    values = host(x).astype(numpy.float64)
+    total = sum(Fraction(float(v)) for v in values)
+    exact = warpfold.sum(x, mode="exact")
+    result_name = "float64" if dtype_name == "float64" else "float32"
+    assert str(exact.dtype) == "torch." + result_name and exact.shape == ()
+    assert host(exact).tobytes() == numpy.asarray(_round_exactly(total, result_name)).tobytes()
+    reproducible = warpfold.sum(x, mode="reproducible")
+    moved = torch.empty(n + 3, dtype=x.dtype, device="cuda")[3:]  # another address, another alignment
+    moved.copy_(x)
+    assert host(warpfold.sum(moved, mode="reproducible")).tobytes() == host(reproducible).tobytes()
+    assert host(warpfold.sum(moved, mode="exact")).tobytes() == host(exact).tobytes()
+    assert abs(float(host(reproducible)) - float(total)) <= 1e-3 * float(numpy.abs(values).sum())
+    assert warpfold.sum(x.view(7, -1) if n % 7 == 0 else x[None, :], mode="exact", keepdim=True).dim() == 2
+
+
+def test_torch_sum_mode_errors():
+    torch = _torch()
+    x = torch.ones(64, 64, device="cuda")
+    with pytest.raises(ValueError, match="mode"):
+        warpfold.sum(x, mode="fast")
+    with pytest.raises(ValueError, match="every axis"):
+        warpfold.sum(x, dim=0, mode="exact")
+    with pytest.raises(ValueError, match="C-contiguous"):
+        warpfold.sum(x.t()[:, :3], mode="reproducible")
+    with pytest.raises(TypeError, match="float16, bfloat16, float32 or float64"):
+        warpfold.sum(torch.ones(5, dtype=torch.int32, device="cuda"), mode="exact")
+    with pytest.raises(ValueError, match="out="):
+        warpfold.sum(x, mode="exact", out=torch.empty((), device="cuda"))
+
+
+def test_cupy_sum_modes():
+    from fractions import Fraction
+    cupy = _cupy()
+    rng = numpy.random.default_rng(5)
+    values = numpy.ldexp(rng.uniform(-1, 1, 65537), rng.integers(-30, 30, 65537))
+    x = cupy.asarray(values)
+    total = sum(Fraction(float(v)) for v in values)
+    assert float(warpfold.sum(x, mode="exact")) == float(_round_exactly(total, "float64"))
+    assert warpfold.sum(x, mode="reproducible").dtype == cupy.float64

@@ -39,8 +39,16 @@ __all__ = ["sum", "prod", "min", "max", "argmin", "argmax", "bitwise_and", "bitw
            "reduce_segments", "segment_sum", "release_cached_memory", "WarpfoldError", "version"]
 
 
-def sum(x, dim=None, keepdim=False, dtype=None, *, axis=None, out=None):  # noqa: A001 (the name users expect)
-    """The sum over dim (every axis by default)."""
+def sum(x, dim=None, keepdim=False, dtype=None, *, axis=None, out=None, mode="default"):  # noqa: A001 (the name users expect)
+    """The sum over dim (every axis by default).
+
+    mode="reproducible": the same bits on every GPU (a fixed order of additions);
+    mode="exact": the exact sum, rounded once. Both for whole C-contiguous float16, bfloat16,
+    float32 and float64 arrays (a float32 result, float64 for float64), without out=."""
+    if mode != "default":
+        if out is not None:
+            raise ValueError("warpfold.sum: out= is not supported with mode=" + repr(mode))
+        return _reductions.sum_in_mode(x, mode, dim, keepdim, dtype, axis)
     return _reductions.reduce("sum", x, dim, keepdim, dtype, axis, out=out)
 
 

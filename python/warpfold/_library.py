@@ -60,6 +60,8 @@ def _load():
     lib.warpfold_result_bytes.restype = c_int
     lib.warpfold_reduce_segments.argtypes = [c_int, c_int, c_void_p, c_void_p, c_void_p, c_int64, c_void_p, c_void_p]
     lib.warpfold_reduce_segments.restype = c_int
+    lib.warpfold_sum_mode.argtypes = [c_int, c_int, c_void_p, c_int64, c_void_p, c_void_p]
+    lib.warpfold_sum_mode.restype = c_int
     lib.warpfold_plan_axes.argtypes = [c_int, c_int, c_int, ctypes.POINTER(c_int64), ctypes.POINTER(c_int64), c_int,
                                        ctypes.POINTER(c_int), ctypes.POINTER(c_int64)]
     lib.warpfold_plan_axes.restype = c_void_p
@@ -140,3 +142,10 @@ class PreparedAxes:
 
 def reduce_segments(op, dtype, ptr, begin_ptr, end_ptr, segments, out_ptr, stream):
     check(library().warpfold_reduce_segments(OPS[op], DTYPES[dtype], ptr, begin_ptr, end_ptr, segments, out_ptr, stream))
+
+
+SUM_MODES = {"default": 0, "reproducible": 1, "exact": 2}
+
+
+def sum_mode(mode, dtype, ptr, n, out_ptr, stream):
+    check(library().warpfold_sum_mode(SUM_MODES[mode], DTYPES[dtype], ptr, n, out_ptr, stream))

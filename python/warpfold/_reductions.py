@@ -277,3 +277,42 @@ def reduce_segments(op, x, offsets, name=None):
                                  arrays.pointer(out), stream)
         result = arrays.indices_of_pairs(out, (segments,)) if op in _ARG_OPS else out
     return arrays.finish(result)
+
+
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
+
+
+def sum_in_mode(x, mode, dim, keepdim, dtype, axis):
+    """warpfold.sum(x, mode="reproducible" or "exact"): a whole C-contiguous float array, in
+    the library's float sum modes. The result is float32 (float64 for float64 input), as
+    0-d (or all-ones with keepdim)."""
+    if mode not in _library.SUM_MODES:
+        raise ValueError("warpfold.sum: mode must be 'default', 'reproducible' or 'exact', not " + repr(mode))
+    arrays = adapter_for(x)
+    info = arrays.info
+    rank = len(info.shape)
+    dims = normalize_dims(dim, axis, rank, "sum")
+    if dims != tuple(range(rank)):
+        raise ValueError("warpfold.sum: mode=" + repr(mode) + " sums every axis; dim= and axis= other than all "
+                         "axes are not supported with it")
+    if info.is_bool or info.dtype not in _FLOATS:
+        raise TypeError("warpfold.sum: mode=" + repr(mode) + " needs float16, bfloat16, float32 or float64 input, "
+                        "not " + ("bool" if info.is_bool else info.dtype))
+    if not is_c_contiguous(info.shape, info.strides):
+        raise ValueError("warpfold.sum: mode=" + repr(mode) + " needs a C-contiguous array (shape " +
+                         str(tuple(info.shape)) + ", strides " + str(tuple(info.strides)) + " in elements); "
+                         "sum a contiguous copy")
+    n = 1
+    for e in info.shape:
+        n *= e
+    result_type = "float64" if info.dtype == "float64" else "float32"
+    with arrays.on_device():
+        result = arrays.empty((1,), arrays.dtype(result_type))
+        _library.sum_mode(mode, info.dtype, arrays.ptr(), n, arrays.pointer(result), arrays.stream())
+        result = arrays.reshape(result, ())
+        if keepdim:
+            for a in range(rank):
+                result = arrays.unsqueeze(result, a)
+        if dtype is not None:
+            result = arrays.cast(result, dtype)
+    return arrays.finish(result)

@@ -257,6 +257,30 @@ int warpfold_reduce_segments(int op, int dtype, const void* in, const int64_t* b
   });
 }
 
+int warpfold_sum_mode(int mode, int dtype, const void* in, int64_t n, void* out, void* stream) {
+  return guarded([&] {
+    if (mode < WARPFOLD_SUM_DEFAULT || mode > WARPFOLD_SUM_EXACT)
+      throw warpfold::invalid_argument("warpfold_sum_mode: unknown mode " + std::to_string(mode) +
+                                       " (0 default, 1 reproducible, 2 exact)");
+    bool ran = false;
+    with_element_type(dtype, [&](auto t) {
+      using T = decltype(t);
+      if constexpr (warpfold::is_summable_float_v<T>) {
+        const T* x = static_cast<const T*>(in);
+        auto* result = static_cast<warpfold::float_sum_t<T>*>(out);
+        if (mode == WARPFOLD_SUM_REPRODUCIBLE) warpfold::sum_reproducible<T, false>(x, n, result, as_stream(stream));
+        else if (mode == WARPFOLD_SUM_EXACT) warpfold::sum_exact<T, false>(x, n, result, as_stream(stream));
+        else warpfold::sum<T, false>(x, n, result, as_stream(stream));
+        ran = true;
+      }
+    });
+    if (!ran)
+      throw warpfold::invalid_argument("warpfold_sum_mode: the sum modes take float16, bfloat16, float32 or float64 "
+                                       "elements (dtype " + std::to_string(dtype) + ")");
+    return WARPFOLD_OK;
+  });
+}
+
 warpfold_plan* warpfold_plan_axes(int op, int dtype, int rank, const int64_t* extents, const int64_t* strides,
                                   int axis_count, const int* axes, int64_t* outputs) {
   warpfold_plan* made = nullptr;

@@ -27,7 +27,8 @@ void launch_reproducible(const T* in, std::int64_t n, Out* out, device::launcher
   const std::int64_t groups = reproducible_groups<T>(n);
   const int block = reproducible_combine_lanes;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, block, l.device());
-  std::int64_t grid = std::max<std::int64_t>(1, std::min(groups, wave));
+  // Up to two groups (128 KB of f32), one block does it all: no scratch, no fence, no ticket.
+  std::int64_t grid = groups <= 2 ? 1 : std::max<std::int64_t>(1, std::min(groups, wave));
   const std::int64_t rounds = std::max<std::int64_t>(1, blocks::ceil_div(groups, grid));
   grid = std::max<std::int64_t>(1, blocks::ceil_div(groups, rounds));
   if (testing::forced_sum_grid() > 0) grid = testing::forced_sum_grid();

@@ -110,8 +110,15 @@ __global__ void __launch_bounds__(reproducible_combine_lanes, 2)
   }
   blocks::allow_dependent_launch();
 
-  if (gridDim.x > 1) {
-    if (!blocks::block_arrives_last(scratch.arrivals, gridDim.x)) return;
+  if (gridDim.x > 1) {  // only thread 0 wrote group sums: it alone fences, then takes a ticket
+    __shared__ bool is_last;
+    if (threadIdx.x == 0) {
+      __threadfence();
+      is_last = blocks::take_last_ticket(scratch.arrivals, gridDim.x);
+    }
+    __syncthreads();
+    if (!is_last) return;
+    __threadfence();  // pairs with the other blocks' fences: their group sums are visible
   }
   A acc = A(0);
   for (std::int64_t i = threadIdx.x; i < groups; i += reproducible_combine_lanes)
