@@ -28,7 +28,6 @@
 #include <type_traits>
 
 #include "warpfold/accumulator.hpp"
-#include "warpfold/reduce.hpp"  // detail::callers_scratch (reduce.hpp includes this file at its end)
 #include "warpfold/device/reduce_policy.hpp"
 #include "warpfold/device/scratch.hpp"
 #include "warpfold/device/scratch_pool.hpp"
@@ -84,7 +83,8 @@ float_sum_t<T> sum_reproducible(const T* d_in, std::int64_t n, cudaStream_t stre
 template <typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
 void sum_reproducible(const T* d_in, std::int64_t n, float_sum_t<T>* d_out, cudaStream_t stream, const scratch_space& scratch = {}) {
   detail::check_float_sum<T>();
-  detail::sum_reproducible_into<T>(d_in, n, d_out, detail::callers_stream<PerThread>(stream), detail::callers_scratch(scratch));
+  detail::sum_reproducible_into<T>(d_in, n, d_out, detail::callers_stream<PerThread>(stream),
+                                   scratch.data == nullptr && scratch.bytes == 0 ? nullptr : &scratch);
 }
 
 template <typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
@@ -95,7 +95,8 @@ float_sum_t<T> sum_exact(const T* d_in, std::int64_t n, cudaStream_t stream = nu
 template <typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
 void sum_exact(const T* d_in, std::int64_t n, float_sum_t<T>* d_out, cudaStream_t stream, const scratch_space& scratch = {}) {
   detail::check_float_sum<T>();
-  detail::sum_exact_into<T>(d_in, n, d_out, detail::callers_stream<PerThread>(stream), detail::callers_scratch(scratch));
+  detail::sum_exact_into<T>(d_in, n, d_out, detail::callers_stream<PerThread>(stream),
+                            scratch.data == nullptr && scratch.bytes == 0 ? nullptr : &scratch);
 }
 
 }  // namespace warpfold
