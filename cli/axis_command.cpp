@@ -146,7 +146,7 @@ void print_axis_list(std::ostream& out) {
       bench::make_axis_registry(), {"dims", "what it is"},
       [](const bench::axis_impl_entry& e) { return std::vector<std::string>{e.rows_only ? "1" : "0, 1", e.summary}; },
       {"-", "the axis API: not built into this binary (configured with -DWARPFOLD_BENCH_PRODUCTION=OFF)"});
-  out << "\nAxis reductions (warpfold bench --axis; f32 sums; --impl NAME):\n" << impls;
+  out << "\nAxis reductions (warpfold bench --axis; f32 sums; --impl NAME; the sum-modes rows only when named):\n" << impls;
 
   std::string shapes;
   for (const bench::matrix_shape& s : bench::issue_axis_shapes())

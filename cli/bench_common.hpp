@@ -126,12 +126,17 @@ std::vector<bench::measurement> measure_interleaved(std::vector<contender>& cont
                                                     const std::string& point, progress& bar);
 
 // The entries of a registry (axis_impl_entry, segment_impl_entry: anything with a name and a
-// family) that --impl chose, in registry order.
+// family) that --impl chose, in registry order. Without --impl: all but the family
+// "sum-modes" (the reproducible and exact forms), which run only when named, so that the
+// standard case tables stay the default and CUB.
 template <typename Entry>
 std::vector<const Entry*> chosen_entries(const std::vector<Entry>& registry, const std::vector<std::string>& filters) {
   std::vector<bench::impl_name> catalogue;
   for (const Entry& e : registry) catalogue.push_back({e.name, e.family});
-  const std::vector<std::string> chosen = bench::select_impls(filters, catalogue);
+  std::vector<std::string> defaults;
+  for (const Entry& e : registry)
+    if (e.family != "sum-modes") defaults.push_back(e.name);
+  const std::vector<std::string> chosen = bench::select_impls(filters.empty() ? defaults : filters, catalogue);
   std::vector<const Entry*> entries;
   for (const Entry& e : registry)
     if (std::find(chosen.begin(), chosen.end(), e.name) != chosen.end()) entries.push_back(&e);

@@ -193,7 +193,7 @@ void print_segments_list(std::ostream& out) {
       bench::make_segment_registry(), {"what it is"},
       [](const bench::segment_impl_entry& e) { return std::vector<std::string>{e.summary}; },
       {"the segmented reduce: not built into this binary (configured with -DWARPFOLD_BENCH_PRODUCTION=OFF)"});
-  out << "\nSegmented sums (warpfold bench --segments; f32 sums; --impl NAME):\n" << impls;
+  out << "\nSegmented sums (warpfold bench --segments; f32 sums; --impl NAME; the sum-modes rows only when named):\n" << impls;
 
   std::string names;
   for (const bench::segment_case& c : bench::segment_cases(bench::default_segment_elements, 1))

@@ -26,24 +26,38 @@ namespace detail {
 template <typename Op>
 inline constexpr bool reports_indices = std::is_same_v<Op, op::argmin> || std::is_same_v<Op, op::argmax>;
 
-// The plan of a call, with the view's strides checked against its shape.
-template <typename Op>
-axis::plan axis_plan(const shape& in, const strides* view, const axes& reduce, const char* api) {
+// The plan of a call, with the view's strides checked against its shape. `in_view_order`:
+// visit the reduced axes in the view's row-major order (axis::make_plan).
+inline axis::plan axis_plan(const shape& in, const strides* view, const axes& reduce, bool in_view_order,
+                            const char* api) {
   if (view && view->rank() != in.rank())
     throw invalid_argument(std::string(api) + ": " + std::to_string(view->rank()) + " strides for shape " +
                            in.to_string() + " of rank " + std::to_string(in.rank()));
-  return axis::make_plan(in, view ? view->data() : nullptr, reduce, reports_indices<Op>, api);
+  return axis::make_plan(in, view ? view->data() : nullptr, reduce, in_view_order, api);
+}
+template <typename Op>
+axis::plan axis_plan(const shape& in, const strides* view, const axes& reduce, const char* api) {
+  return axis_plan(in, view, reduce, reports_indices<Op>, api);
 }
 
 // Checks everything about an axis call before anything runs; returns its plan.
-template <typename Op, typename T>
+template <typename T>
 axis::plan checked_axis_plan(const T* d_in, const shape& in, const strides* view, const axes& reduce,
-                             const std::string& api, int device) {
-  const axis::plan p = axis_plan<Op>(in, view, reduce, api.c_str());
+                             bool in_view_order, const std::string& api, int device) {
+  const axis::plan p = axis_plan(in, view, reduce, in_view_order, api.c_str());
   const bool reads = p.outputs > 0 && p.reduced > 0;
   require_device_input(d_in, reads ? axis::view_span(in, view ? view->data() : nullptr, api.c_str()) : 0, api.c_str(),
                        device);
   return p;
+}
+
+// An asynchronous call's output: room for every output, in device memory.
+inline void check_axis_output(const axis::plan& p, const shape& in, const void* d_out, std::int64_t out_capacity,
+                              const std::string& api, int device) {
+  if (out_capacity < p.outputs)
+    throw invalid_argument(api + ": the output holds " + std::to_string(out_capacity) + " values, but reducing shape " +
+                           in.to_string() + " writes " + std::to_string(p.outputs));
+  if (p.outputs > 0) require_device_output(d_out, api.c_str(), device);
 }
 
 // The blocking forms: the kernel writes into the calling thread's mapped host buffer
@@ -69,11 +83,8 @@ void reduce_axes_into(const T* d_in, const shape& in, const strides* view, const
   check_op_fits<Op, T>();
   static const std::string api = std::string(api_name<Op>()) + "_axes";  // built once, not per call
   const int device = device::current_device();
-  const axis::plan p = checked_axis_plan<Op>(d_in, in, view, reduce, api, device);
-  if (out_capacity < p.outputs)
-    throw invalid_argument(api + ": the output holds " + std::to_string(out_capacity) + " values, but reducing shape " +
-                           in.to_string() + " writes " + std::to_string(p.outputs));
-  if (p.outputs > 0) require_device_output(d_out, api.c_str(), device);
+  const axis::plan p = checked_axis_plan(d_in, in, view, reduce, reports_indices<Op>, api, device);
+  check_axis_output(p, in, d_out, out_capacity, api, device);
   require_caller_scratch(scratch, api.c_str(), device);
   device::launcher l(device, stream, scratch);
   axis::launch<T, Acc>(d_in, p, d_out, Op{}, element_to_accumulator<Op, Acc>(), l);
@@ -86,7 +97,7 @@ std::vector<axis_result_t<Op, T>> reduce_axes_to_host(const T* d_in, const shape
   check_op_fits<Op, T>();
   static const std::string api = std::string(api_name<Op>()) + "_axes";  // built once, not per call
   const int device = device::current_device();
-  const axis::plan p = checked_axis_plan<Op>(d_in, in, view, reduce, api, device);
+  const axis::plan p = checked_axis_plan(d_in, in, view, reduce, reports_indices<Op>, api, device);
   return run_to_host<Acc>(p.outputs, stream, api, [&](Acc* out) {
     device::launcher l(device, stream, nullptr);
     axis::launch<T, Acc>(d_in, p, out, Op{}, element_to_accumulator<Op, Acc>(), l);

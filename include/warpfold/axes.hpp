@@ -301,3 +301,4 @@ WARPFOLD_DECLARE_AXES_OP(argmax)
 }  // namespace warpfold
 
 #include "warpfold/axis/plan.hpp"  // reduced_shape's definition (host code only)
+#include "warpfold/axes_sum_modes.hpp"  // the reproducible and exact forms of sum_axes and the segments

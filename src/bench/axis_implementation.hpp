@@ -53,7 +53,7 @@ class float_outputs_implementation : public axis_implementation {
 
 struct axis_impl_entry {
   std::string name;     // "warpfold", "cub"
-  std::string family;   // "production", "baseline"
+  std::string family;   // "production", "baseline", "sum-modes" (run only when named)
   std::string summary;  // one line for `warpfold list`
   bool rows_only = false;  // only dim 1 of a 2-D array (a segmented reduce over contiguous rows)
   std::function<std::unique_ptr<axis_implementation>(const axis_case&)> make;

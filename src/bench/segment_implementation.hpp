@@ -28,7 +28,7 @@ struct device_segments {
 
 struct segment_impl_entry {
   std::string name;     // "warpfold", "cub"
-  std::string family;   // "production", "baseline"
+  std::string family;   // "production", "baseline", "sum-modes" (run only when named)
   std::string summary;  // one line for `warpfold list`
   std::function<std::unique_ptr<axis_implementation>(const device_segments&)> make;
 };

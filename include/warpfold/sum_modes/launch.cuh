@@ -14,6 +14,7 @@
 #include "warpfold/sum_modes/exact_kernel.cuh"
 #include "warpfold/sum_modes/grid_override.hpp"
 #include "warpfold/sum_modes/reproducible_kernel.cuh"
+#include "warpfold/sum_modes/sequences_kernel.cuh"
 
 namespace warpfold::sum_modes {
 
@@ -56,6 +57,34 @@ void launch_exact(const T* in, std::int64_t n, Out* out, device::launcher& l) {
       grid > 1 ? device::scratch_request{1, 0, grid * (superaccumulator_format<T>::digits + 1) * std::int64_t(sizeof(long long))}
                : device::scratch_request{};
   l.launch_with_scratch(kernel, static_cast<unsigned>(grid), block, 0u, request, in, n, out);
+}
+
+// Many sequences (the axis and segmented forms): a block for each, or a warp for each short
+// one, up to one resident wave. No scratch; the test hook forces other grids.
+template <typename Kernel>
+unsigned sequences_grid(Kernel kernel, int block, std::int64_t count, device::launcher& l) {
+  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, block, l.device());
+  std::int64_t grid = std::max<std::int64_t>(1, std::min(count, wave));
+  if (testing::forced_sum_grid() > 0) grid = testing::forced_sum_grid();
+  return static_cast<unsigned>(grid);
+}
+
+template <typename T, typename Out, typename Sequences>
+void launch_reproducible_sequences(const Sequences& list, Out* out, device::launcher& l) {
+  if (list.count == 0) return;
+  auto kernel = reproducible_sequences_kernel<T, Out, Sequences>;
+  const int block = reproducible_combine_lanes;
+  l.launch(kernel, sequences_grid(kernel, block, list.count, l), block, list,
+           sequences_round_limit(list, reproducible_warp_max<T>), out);
+}
+
+template <typename T, typename Out, typename Sequences>
+void launch_exact_sequences(const Sequences& list, Out* out, device::launcher& l) {
+  if (list.count == 0) return;
+  auto kernel = exact_sequences_kernel<T, Out, Sequences>;
+  const int block = exact_sequences_block;
+  l.launch(kernel, sequences_grid(kernel, block, list.count, l), block, list,
+           sequences_round_limit(list, exact_warp_max_elements<T>), out);
 }
 
 }  // namespace warpfold::sum_modes

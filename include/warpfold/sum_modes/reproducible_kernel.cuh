@@ -23,21 +23,30 @@ WARPFOLD_DEVICE A butterfly_sum(A v) {
   return v;
 }
 
-// The row's vector of this lane: one 16-byte load where the input is aligned and the row
-// complete, else element by element with +0 past the end. Same values either way.
+// Where a chunk's elements come from. Memory from a pointer: one 16-byte load per lane vector
+// where the input is aligned and the row complete, else element by element with +0 past the
+// end. Same values either way. (sum_modes/sequences.cuh has a source for strided views.)
 template <typename T, bool Aligned>
-WARPFOLD_DEVICE blocks::vector16<T> load_lane_vector(const T* in, std::int64_t first, std::int64_t end) {
-  constexpr int V = reproducible_vector_elements<T>;
-  if (Aligned && first + V <= end) return blocks::streaming_vector_load{}(in + first, 0);
-  blocks::vector16<T> v;
+struct pointer_source {
+  static constexpr bool whole_vectors = Aligned;  // whole_vector() may be called
+  const T* in;
+  WARPFOLD_DEVICE blocks::vector16<T> whole_vector(std::int64_t first) const {
+    return blocks::streaming_vector_load{}(in + first, 0);
+  }
+  WARPFOLD_DEVICE blocks::vector16<T> lane_vector(std::int64_t first, std::int64_t end) const {
+    constexpr int V = reproducible_vector_elements<T>;
+    if (Aligned && first + V <= end) return whole_vector(first);
+    blocks::vector16<T> v;
 #pragma unroll
-  for (int j = 0; j < V; ++j) v.items[j] = first + j < end ? in[first + j] : T(0.0f);
-  return v;
-}
+    for (int j = 0; j < V; ++j) v.items[j] = first + j < end ? in[first + j] : T(0.0f);
+    return v;
+  }
+};
 
-// Steps 2 and 3 of the order for chunk c of m; every lane gets the chunk's sum.
-template <typename T, typename A, bool Aligned>
-WARPFOLD_DEVICE A reproducible_chunk_sum(const T* in, std::int64_t n, std::int64_t c, std::int64_t m, int lane) {
+// Steps 2 and 3 of the order for chunk c of m, of the n elements that `source` gives; every
+// lane gets the chunk's sum.
+template <typename T, typename A, typename Source>
+WARPFOLD_DEVICE A reproducible_chunk_sum(const Source& source, std::int64_t n, std::int64_t c, std::int64_t m, int lane) {
   constexpr int V = reproducible_vector_elements<T>;
   constexpr int U = reproducible_accumulators;
   constexpr std::int64_t row = reproducible_row_elements<T>;
@@ -54,12 +63,11 @@ WARPFOLD_DEVICE A reproducible_chunk_sum(const T* in, std::int64_t n, std::int64
   // The chunk's rows k = 0, 1, ... are array rows c + k m, U at a time.
   const std::int64_t full_rows = n / row;  // rows with no missing element
   std::int64_t r0 = c;
-  if constexpr (Aligned) {  // U whole rows: plain 16-byte loads, no bounds checks
-    const T* lane_in = in + lane * V;
+  if constexpr (Source::whole_vectors) {  // U whole rows: plain 16-byte loads, no bounds checks
     for (; r0 + (U - 1) * m < full_rows; r0 += U * m) {
       blocks::vector16<T> batch[U];
 #pragma unroll
-      for (int u = 0; u < U; ++u) batch[u] = blocks::streaming_vector_load{}(lane_in + (r0 + u * m) * row, 0);
+      for (int u = 0; u < U; ++u) batch[u] = source.whole_vector((r0 + u * m) * row + lane * V);
       add_rows(batch);
     }
   }
@@ -69,7 +77,7 @@ WARPFOLD_DEVICE A reproducible_chunk_sum(const T* in, std::int64_t n, std::int64
     for (int u = 0; u < U; ++u) {
       const std::int64_t r = r0 + u * m;
       if (r < rows) {
-        batch[u] = load_lane_vector<T, Aligned>(in, r * row + lane * V, n);
+        batch[u] = source.lane_vector(r * row + lane * V, n);
       } else {
 #pragma unroll
         for (int j = 0; j < V; ++j) batch[u].items[j] = T(0.0f);
@@ -99,7 +107,7 @@ __global__ void __launch_bounds__(reproducible_combine_lanes, 2)
 
   for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {  // block-uniform
     const std::int64_t c = g * reproducible_group_chunks + warp;
-    const A s = c < chunks ? reproducible_chunk_sum<T, A, Aligned>(in, n, c, chunks, lane) : A(0);
+    const A s = c < chunks ? reproducible_chunk_sum<T, A>(pointer_source<T, Aligned>{in}, n, c, chunks, lane) : A(0);
     if (lane == 0) chunk_sums[warp] = s;
     __syncthreads();
     if (warp == 0) {

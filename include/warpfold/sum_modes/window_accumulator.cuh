@@ -113,7 +113,7 @@ class fold_accumulator {
   WARPFOLD_DEVICE void add(E (&x)[Count], long long* digits, unsigned& flags) {
     unsigned largest = 0;
 #pragma unroll
-    for (int k = 0; k < Count; ++k) largest = max(largest, magnitude_bits(x[k]));
+    for (int k = 0; k < Count; ++k) largest = ::max(largest, magnitude_bits(x[k]));
     unsigned warp_largest = __reduce_max_sync(blocks::full_warp_mask, largest);
     if (largest != 0) flags |= saw_other_than_minus_zero;
     if (warp_largest >= limit_) {  // rare: a special value, an element above the window, or no window yet
@@ -122,7 +122,7 @@ class fold_accumulator {
 #pragma unroll
         for (int k = 0; k < Count; ++k) {
           x[k] = without_specials(x[k], flags);
-          largest = max(largest, magnitude_bits(x[k]));
+          largest = ::max(largest, magnitude_bits(x[k]));
         }
         warp_largest = __reduce_max_sync(blocks::full_warp_mask, largest);
       }
@@ -246,7 +246,7 @@ class direct_accumulator {
   WARPFOLD_DEVICE void add(__half (&x)[Count], long long* digits, unsigned& flags) {
     unsigned largest = 0;
 #pragma unroll
-    for (int k = 0; k < Count; ++k) largest = max(largest, magnitude_bits(x[k]));
+    for (int k = 0; k < Count; ++k) largest = ::max(largest, magnitude_bits(x[k]));
     if (largest != 0) flags |= saw_other_than_minus_zero;
     if (largest >= 0x7c00u || largest == 0) {  // this lane has specials or only zeros
 #pragma unroll

@@ -1,0 +1,4 @@
+// The reproducible and exact axis and segment sums of double, compiled once.
+#include "instantiate.cuh"
+
+WARPFOLD_INSTANTIATE_AXES_SUM_MODES(double)
