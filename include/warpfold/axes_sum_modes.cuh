@@ -15,7 +15,6 @@
 namespace warpfold {
 namespace detail {
 
-inline const char* mode_name(float_sum_mode mode) { return mode == float_sum_mode::exact ? "exact" : "reproducible"; }
 
 template <typename T, typename Sequences, typename Out>
 void launch_float_sum_sequences(float_sum_mode mode, const Sequences& list, Out* out, device::launcher& l) {
@@ -46,14 +45,17 @@ void launch_float_sum_axes(float_sum_mode mode, const T* in, const axis::plan& p
   launch_float_sum_sequences<T>(mode, list, out, l);
 }
 
-inline std::string float_sum_api(float_sum_mode mode, const char* form) {
-  return std::string("warpfold::sum_") + form + "_" + mode_name(mode);
+// The name in error messages, built once (not on every call).
+inline const std::string& float_sum_api(float_sum_mode mode, bool segments) {
+  static const std::string names[2][2] = {{"warpfold::sum_axes_reproducible", "warpfold::sum_axes_exact"},
+                                          {"warpfold::sum_segments_reproducible", "warpfold::sum_segments_exact"}};
+  return names[segments ? 1 : 0][mode == float_sum_mode::exact ? 1 : 0];
 }
 
 template <typename T>
 void float_sum_axes_into(float_sum_mode mode, const T* d_in, const shape& in, const strides* view, const axes& reduce,
                          float_sum_t<T>* d_out, std::int64_t out_capacity, cudaStream_t stream) {
-  const std::string api = float_sum_api(mode, "axes");
+  const std::string& api = float_sum_api(mode, false);
   const int device = device::current_device();
   const axis::plan p = checked_axis_plan(d_in, in, view, reduce, true, api, device);
   check_axis_output(p, in, d_out, out_capacity, api, device);
@@ -64,7 +66,7 @@ void float_sum_axes_into(float_sum_mode mode, const T* d_in, const shape& in, co
 template <typename T>
 std::vector<float_sum_t<T>> float_sum_axes_to_host(float_sum_mode mode, const T* d_in, const shape& in,
                                                    const strides* view, const axes& reduce, cudaStream_t stream) {
-  const std::string api = float_sum_api(mode, "axes");
+  const std::string& api = float_sum_api(mode, false);
   const int device = device::current_device();
   const axis::plan p = checked_axis_plan(d_in, in, view, reduce, true, api, device);
   return run_to_host<float_sum_t<T>>(p.outputs, stream, api, [&](float_sum_t<T>* out) {
@@ -76,7 +78,7 @@ std::vector<float_sum_t<T>> float_sum_axes_to_host(float_sum_mode mode, const T*
 template <typename T>
 void float_sum_segments_into(float_sum_mode mode, const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end,
                              std::int64_t segments, float_sum_t<T>* d_out, cudaStream_t stream) {
-  const std::string api = float_sum_api(mode, "segments");
+  const std::string& api = float_sum_api(mode, true);
   const int device = device::current_device();
   check_segments(d_in, d_begin, d_end, segments, api, device);
   if (segments > 0) require_device_output(d_out, api.c_str(), device);
@@ -88,7 +90,7 @@ template <typename T>
 std::vector<float_sum_t<T>> float_sum_segments_to_host(float_sum_mode mode, const T* d_in, const std::int64_t* d_begin,
                                                        const std::int64_t* d_end, std::int64_t segments,
                                                        cudaStream_t stream) {
-  const std::string api = float_sum_api(mode, "segments");
+  const std::string& api = float_sum_api(mode, true);
   const int device = device::current_device();
   check_segments(d_in, d_begin, d_end, segments, api, device);
   return run_to_host<float_sum_t<T>>(segments, stream, api, [&](float_sum_t<T>* out) {
