@@ -60,31 +60,28 @@ void launch_exact(const T* in, std::int64_t n, Out* out, device::launcher& l) {
 }
 
 // Many sequences (the axis and segmented forms): a block for each, or a warp for each short
-// one, up to one resident wave. No scratch; the test hook forces other grids.
-template <typename Kernel>
-unsigned sequences_grid(Kernel kernel, int block, std::int64_t count, device::launcher& l) {
+// one, up to one resident wave. No scratch; the test hook forces other grids. `warp_max`: the
+// longest sequence the kernel gives a warp (sequences_round_limit).
+template <typename Sequences, typename Out>
+void launch_sequences(void (*kernel)(Sequences, int, Out*), int block, std::int64_t warp_max, const Sequences& list,
+                      Out* out, device::launcher& l) {
+  if (list.count == 0) return;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, block, l.device());
-  std::int64_t grid = std::max<std::int64_t>(1, std::min(count, wave));
+  std::int64_t grid = std::max<std::int64_t>(1, std::min(list.count, wave));
   if (testing::forced_sum_grid() > 0) grid = testing::forced_sum_grid();
-  return static_cast<unsigned>(grid);
+  l.launch(kernel, static_cast<unsigned>(grid), block, list, sequences_round_limit(list, warp_max), out);
 }
 
 template <typename T, typename Out, typename Sequences>
 void launch_reproducible_sequences(const Sequences& list, Out* out, device::launcher& l) {
-  if (list.count == 0) return;
-  auto kernel = reproducible_sequences_kernel<T, Out, Sequences>;
-  const int block = reproducible_combine_lanes;
-  l.launch(kernel, sequences_grid(kernel, block, list.count, l), block, list,
-           sequences_round_limit(list, reproducible_warp_max<T>), out);
+  launch_sequences(reproducible_sequences_kernel<T, Out, Sequences>, reproducible_combine_lanes,
+                   reproducible_warp_max<T>, list, out, l);
 }
 
 template <typename T, typename Out, typename Sequences>
 void launch_exact_sequences(const Sequences& list, Out* out, device::launcher& l) {
-  if (list.count == 0) return;
-  auto kernel = exact_sequences_kernel<T, Out, Sequences>;
-  const int block = exact_sequences_block;
-  l.launch(kernel, sequences_grid(kernel, block, list.count, l), block, list,
-           sequences_round_limit(list, exact_warp_max_elements<T>), out);
+  launch_sequences(exact_sequences_kernel<T, Out, Sequences>, exact_sequences_block, exact_warp_max_elements<T>, list,
+                   out, l);
 }
 
 }  // namespace warpfold::sum_modes

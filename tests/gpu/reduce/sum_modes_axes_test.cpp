@@ -13,6 +13,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <warpfold/axes.hpp>
@@ -415,6 +416,48 @@ TYPED_TEST(AxisSumModes, AsyncFormsReplayInGraphs) {
   WARPFOLD_TEST_CUDA(cudaGraphExecDestroy(exec));
   WARPFOLD_TEST_CUDA(cudaGraphDestroy(graph));
   WARPFOLD_TEST_CUDA(cudaStreamDestroy(stream));
+}
+
+// Threads, each on its own stream, calling every form at once: each must get the bits of a
+// call made alone (no shared state but the library's pool and the per-thread result buffer).
+TYPED_TEST(AxisSumModes, ConcurrentCallersGetTheSameBits) {
+  using T = TypeParam;
+  const std::int64_t rows = 257, cols = 1031;  // primes: rows for warps, columns for blocks
+  const std::vector<T> x = make_data<T>(rows * cols, seed_for("axis-threads", rows), data_kind::wide);
+  const device_input<T> input(x);
+  const segment_case s = random_segments(rows * cols, 300, 4242);
+  const device_array<std::int64_t> begin = upload(s.begin), end = upload(s.end);
+  const std::int64_t count = static_cast<std::int64_t>(s.begin.size());
+  const warpfold::shape in{rows, cols};
+  const warpfold::strides transposed{1, rows};  // the same buffer read as a cols x rows matrix's transpose
+  auto run_all = [&](cudaStream_t stream) {
+    std::vector<std::vector<warpfold::float_sum_t<T>>> r;
+    r.push_back(warpfold::sum_axes_exact(input.data(), in, {1}, stream));
+    r.push_back(warpfold::sum_axes_reproducible(input.data(), in, {0}, stream));
+    r.push_back(warpfold::sum_axes_exact(input.data(), in, transposed, {0}, stream));
+    r.push_back(warpfold::sum_segments_reproducible(input.data(), begin.data(), end.data(), count, stream));
+    r.push_back(warpfold::sum_segments_exact(input.data(), begin.data(), end.data(), count, stream));
+    return r;
+  };
+  const auto alone = run_all(nullptr);
+  constexpr int threads = 6, rounds = 4;
+  std::vector<int> mismatches(threads, 0);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      cudaStream_t stream;
+      WARPFOLD_TEST_CUDA(cudaStreamCreate(&stream));
+      for (int round = 0; round < rounds; ++round) {
+        const auto got = run_all(stream);
+        for (std::size_t k = 0; k < got.size(); ++k)
+          if (got[k].size() != alone[k].size() ||
+              std::memcmp(got[k].data(), alone[k].data(), got[k].size() * sizeof(got[k][0])) != 0)
+            ++mismatches[t];
+      }
+      WARPFOLD_TEST_CUDA(cudaStreamDestroy(stream));
+    });
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
 }
 
 TYPED_TEST(AxisSumModes, BadInputIsRejectedAndNothingIsWritten) {
