@@ -106,3 +106,7 @@ WARPFOLD_DECLARE_OP(argmax)
 
 // The reproducible and exact float sums.
 #include "warpfold/sum_modes.hpp"
+// Norms, dot, mean and variance, counts.
+#include "warpfold/statistics.hpp"
+// The same statistics of many arrays in one launch.
+#include "warpfold/many.hpp"

@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -94,6 +95,30 @@ inline void require_device_memory(const void* p, const std::string& what, const 
     throw invalid_argument(std::string(api) + ": " + what + " is on device " + std::to_string(facts.device) +
                            ", but the call runs on the current device, " + std::to_string(device) +
                            ": call cudaSetDevice(" + std::to_string(facts.device) + ") first");
+}
+
+// The allocation that holds p, [begin, end), as the driver knows it; {0, 0} when it does not.
+struct address_range {
+  std::uintptr_t begin = 0;
+  std::uintptr_t end = 0;
+  bool holds(const void* p, std::size_t bytes) const {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    return a >= begin && a + bytes <= end && end > begin;
+  }
+};
+inline address_range allocation_of(const void* p) {
+  address_range r;
+  if (const pointer_attributes_query query = driver_pointer_attributes()) {
+    CUdeviceptr start = 0;
+    std::size_t size = 0;
+    CUpointer_attribute which[2] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    void* values[2] = {&start, &size};
+    if (query(2, which, values, reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS && size > 0) {
+      r.begin = static_cast<std::uintptr_t>(start);
+      r.end = r.begin + size;
+    }
+  }
+  return r;
 }
 
 // The checks every reduction input gets: size, null, and that it lives on the device.

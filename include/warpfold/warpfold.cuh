@@ -79,6 +79,16 @@ struct present {
   WARPFOLD_DEVICE maybe_value<Acc> operator()(T x, std::int64_t) const { return {static_cast<Acc>(x), 1}; }
 };
 
+// transform_reduce's element step: the user's transform of one element, or of a pair.
+template <typename Acc, typename Transform>
+struct present_transformed {
+  Transform transform;
+  template <typename T>
+  WARPFOLD_DEVICE maybe_value<Acc> operator()(T x, std::int64_t) const { return {static_cast<Acc>(transform(x)), 1}; }
+  template <typename T>
+  WARPFOLD_DEVICE maybe_value<Acc> operator()(T x, T y, std::int64_t) const { return {static_cast<Acc>(transform(x, y)), 1}; }
+};
+
 // The user's init enters exactly once, at the very end (as in CUB).
 template <typename Acc, typename UserOp>
 struct store_with_init {
@@ -189,6 +199,86 @@ Acc reduce(const T* d_in, std::int64_t n, UserOp op, Acc init, cudaStream_t stre
   return detail::run_to_host<Acc>(stream, "warpfold::reduce", [&](Acc* slot) {
     detail::enqueue<detail::maybe_value<Acc>>(d_in, n, detail::skip_empty<UserOp>{op}, detail::present<Acc>{},
                                               detail::store_with_init<Acc, UserOp>{slot, op, init}, device, stream, nullptr);
+  });
+}
+
+// transform_reduce: op over transform(x[i]), or over transform(x[i], y[i]) for two arrays of
+// n elements each, in one pass (nothing transformed is written anywhere):
+//   float sum_of_squares = warpfold::transform_reduce(d_x, n, square{}, plus{}, 0.0f);
+//   warpfold::transform_reduce(d_x, d_y, n, multiply{}, plus{}, 0.0f, d_out, stream);
+// transform is callable on the device as Acc transform(T) (or Acc transform(T, T)); op and init
+// as for reduce(). The named statistics (statistics.hpp) are built the same way.
+namespace detail {
+
+template <typename Acc, bool Pairs, typename T, typename Transform, typename UserOp, typename Store>
+void enqueue_transform_reduce(const T* x, const T* y, std::int64_t n, Transform transform, UserOp op, Store store,
+                              int device, cudaStream_t stream, const scratch_space* scratch) {
+  device::launcher l(device, stream, scratch);
+  const present_transformed<Acc, Transform> element{transform};
+  if constexpr (!Pairs)
+    device::launch_reduce_input<device::reduce_policy, maybe_value<Acc>>(device::one_array<T>{x, n}, skip_empty<UserOp>{op},
+                                                                         element, store, l);
+  else
+    device::launch_reduce_input<device::reduce_policy, maybe_value<Acc>>(device::two_arrays<T>{x, y, n},
+                                                                         skip_empty<UserOp>{op}, element, store, l);
+}
+
+inline void require_pair_inputs(const void* x, const void* y, std::int64_t n, const char* api, int device) {
+  require_device_input(x, n, api, device);
+  if (n > 0 && y == nullptr) throw invalid_argument(std::string(api) + ": y is null but n = " + std::to_string(n));
+  if (n > 0) require_device_memory(y, "y", api, device);
+}
+
+}  // namespace detail
+
+template <typename T, typename Transform, typename UserOp, typename Acc, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+void transform_reduce(const T* d_in, std::int64_t n, Transform transform, UserOp op, Acc init, Acc* d_out, cudaStream_t stream,
+                      const scratch_space& scratch = {}) {
+  static_assert(std::is_trivially_copyable_v<Acc>, "warpfold::transform_reduce: the accumulator must be trivially copyable");
+  stream = detail::callers_stream<PerThread>(stream);
+  const scratch_space* caller = detail::callers_scratch(scratch);
+  const int device = device::current_device();
+  detail::require_async_memory(d_in, n, d_out, caller, "warpfold::transform_reduce", device);
+  detail::enqueue_transform_reduce<Acc, false>(d_in, static_cast<const T*>(nullptr), n, transform, op,
+                                        detail::store_with_init<Acc, UserOp>{d_out, op, init}, device, stream, caller);
+}
+
+template <typename T, typename Transform, typename UserOp, typename Acc, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+Acc transform_reduce(const T* d_in, std::int64_t n, Transform transform, UserOp op, Acc init, cudaStream_t stream = nullptr) {
+  static_assert(std::is_trivially_copyable_v<Acc>, "warpfold::transform_reduce: the accumulator must be trivially copyable");
+  stream = detail::callers_stream<PerThread>(stream);
+  const int device = device::current_device();
+  detail::require_device_input(d_in, n, "warpfold::transform_reduce", device);
+  return detail::run_to_host<Acc>(stream, "warpfold::transform_reduce", [&](Acc* slot) {
+    detail::enqueue_transform_reduce<Acc, false>(d_in, static_cast<const T*>(nullptr), n, transform, op,
+                                          detail::store_with_init<Acc, UserOp>{slot, op, init}, device, stream, nullptr);
+  });
+}
+
+template <typename T, typename Transform, typename UserOp, typename Acc, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+void transform_reduce(const T* d_x, const T* d_y, std::int64_t n, Transform transform, UserOp op, Acc init, Acc* d_out,
+                      cudaStream_t stream, const scratch_space& scratch = {}) {
+  static_assert(std::is_trivially_copyable_v<Acc>, "warpfold::transform_reduce: the accumulator must be trivially copyable");
+  stream = detail::callers_stream<PerThread>(stream);
+  const scratch_space* caller = detail::callers_scratch(scratch);
+  const int device = device::current_device();
+  detail::require_pair_inputs(d_x, d_y, n, "warpfold::transform_reduce", device);
+  detail::require_device_output(d_out, "warpfold::transform_reduce", device);
+  detail::require_caller_scratch(caller, "warpfold::transform_reduce", device);
+  detail::enqueue_transform_reduce<Acc, true>(d_x, d_y, n, transform, op, detail::store_with_init<Acc, UserOp>{d_out, op, init},
+                                        device, stream, caller);
+}
+
+template <typename T, typename Transform, typename UserOp, typename Acc, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+Acc transform_reduce(const T* d_x, const T* d_y, std::int64_t n, Transform transform, UserOp op, Acc init,
+                     cudaStream_t stream = nullptr) {
+  static_assert(std::is_trivially_copyable_v<Acc>, "warpfold::transform_reduce: the accumulator must be trivially copyable");
+  stream = detail::callers_stream<PerThread>(stream);
+  const int device = device::current_device();
+  detail::require_pair_inputs(d_x, d_y, n, "warpfold::transform_reduce", device);
+  return detail::run_to_host<Acc>(stream, "warpfold::transform_reduce", [&](Acc* slot) {
+    detail::enqueue_transform_reduce<Acc, true>(d_x, d_y, n, transform, op, detail::store_with_init<Acc, UserOp>{slot, op, init},
+                                          device, stream, nullptr);
   });
 }
 

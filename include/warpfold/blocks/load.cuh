@@ -36,12 +36,15 @@ struct aligned_split {
   std::int64_t tail_begin;  // first element of the tail
 };
 
+// `alignment` (a multiple of 16) is where the body starts: 16 for vector loads; 128 also puts
+// each warp's 512-byte round of loads on whole 128-byte lines (see reduce_kernel.cuh).
 template <typename T>
-WARPFOLD_HOST_DEVICE aligned_split split_at_alignment(const T* in, std::int64_t n) {
+WARPFOLD_HOST_DEVICE aligned_split split_at_alignment(const T* in, std::int64_t n, int alignment = vector_bytes) {
   constexpr std::int64_t per_vector = vector16<T>::size;
   const auto address = reinterpret_cast<std::uintptr_t>(in);
-  const std::int64_t misalignment = static_cast<std::int64_t>(address % vector_bytes);
-  std::int64_t head = misalignment == 0 ? 0 : (vector_bytes - misalignment) / std::int64_t(sizeof(T));
+  const std::int64_t misalignment = static_cast<std::int64_t>(address % alignment);
+  // An element that straddles the boundary cannot happen: T's alignment divides 16.
+  std::int64_t head = misalignment == 0 ? 0 : (alignment - misalignment) / std::int64_t(sizeof(T));
   if (head > n) head = n;
   const std::int64_t body_vectors = (n - head) / per_vector;
   return {head, body_vectors, head + body_vectors * per_vector};

@@ -40,14 +40,16 @@ WARPFOLD_DEVICE Acc thread_reduce_strided(const T* in, std::int64_t n, std::int6
 // independent 16-byte loads before it adds any of them, so more bytes are in flight per
 // thread while it waits on DRAM.
 // Load picks the 16-byte load instruction (blocks/load.cuh).
-template <int Unroll = 1, typename Load = plain_vector_load, typename Acc, typename T, typename Op,
-          typename ToAcc = convert_to<Acc>>
+// BodyAlignment: where the vector body starts (blocks/load.cuh, split_at_alignment); the head
+// before it may then hold more elements than there are threads, so it is a loop too.
+template <int Unroll = 1, typename Load = plain_vector_load, int BodyAlignment = vector_bytes, typename Acc, typename T,
+          typename Op, typename ToAcc = convert_to<Acc>>
 WARPFOLD_DEVICE Acc thread_reduce_vectorized(const T* in, std::int64_t n, std::int64_t rank,
                                              std::int64_t count, Op op, Acc acc, ToAcc to_acc = {}) {
   const Load load;
   constexpr int per_vector = vector16<T>::size;
-  const aligned_split split = split_at_alignment(in, n);
-  if (rank < split.head) acc = op(acc, to_acc(in[rank], rank));
+  const aligned_split split = split_at_alignment(in, n, BodyAlignment);
+  for (std::int64_t i = rank; i < split.head; i += count) acc = op(acc, to_acc(in[i], i));
 
   const T* body = in + split.head;
   auto fold_vector = [&](const vector16<T>& vec, std::int64_t v) {
@@ -66,6 +68,57 @@ WARPFOLD_DEVICE Acc thread_reduce_vectorized(const T* in, std::int64_t n, std::i
 
   const std::int64_t tail_index = split.tail_begin + rank;
   if (tail_index < n) acc = op(acc, to_acc(in[tail_index], tail_index));
+  return acc;
+}
+
+// The same loop over two arrays read side by side: to_acc(x[i], y[i], i) is what element i
+// contributes (a dot product's x[i] * y[i]). x's body starts on a 128-byte line. When both
+// arrays sit at the same offset from a 16-byte boundary (two cudaMalloc'd arrays, or one offset into each), both are read as 16-byte
+// vectors. Otherwise x is read as vectors and y one element at a time: each warp instruction
+// still reads whole 32-byte sectors that the next three reuse from L1, but issues four times as
+// many loads for y.
+template <int Unroll = 1, typename Load = plain_vector_load, typename Acc, typename T, typename Op, typename ToAcc>
+WARPFOLD_DEVICE Acc thread_reduce_pairs_vectorized(const T* x, const T* y, std::int64_t n, std::int64_t rank,
+                                                   std::int64_t count, Op op, Acc acc, ToAcc to_acc) {
+  const Load load;
+  constexpr int per_vector = vector16<T>::size;
+  const aligned_split split = split_at_alignment(x, n, 128);  // x's body on whole lines (reduce_input.cuh)
+  for (std::int64_t i = rank; i < split.head; i += count) acc = op(acc, to_acc(x[i], y[i], i));
+
+  const T* x_body = x + split.head;
+  const T* y_body = y + split.head;
+  auto fold_vectors = [&](const vector16<T>& xs, const vector16<T>& ys, std::int64_t v) {
+#pragma unroll
+    for (int k = 0; k < per_vector; ++k)
+      acc = op(acc, to_acc(xs.items[k], ys.items[k], split.head + v * per_vector + k));
+  };
+  auto gather = [&](std::int64_t v) {
+    vector16<T> ys;
+#pragma unroll
+    for (int k = 0; k < per_vector; ++k) ys.items[k] = y_body[v * per_vector + k];
+    return ys;
+  };
+  auto fold_body = [&](auto y_load) {
+    std::int64_t v = rank;
+    for (; v + (Unroll - 1) * count < split.body_vectors; v += Unroll * count) {
+      vector16<T> xs[Unroll], ys[Unroll];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) {
+        xs[u] = load(x_body, v + u * count);
+        ys[u] = y_load(v + u * count);
+      }
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) fold_vectors(xs[u], ys[u], v + u * count);
+    }
+    for (; v < split.body_vectors; v += count) fold_vectors(load(x_body, v), y_load(v), v);
+  };
+  if (is_vector_aligned(y_body))
+    fold_body([&](std::int64_t v) { return load(y_body, v); });
+  else
+    fold_body(gather);
+
+  const std::int64_t tail_index = split.tail_begin + rank;
+  if (tail_index < n) acc = op(acc, to_acc(x[tail_index], y[tail_index], tail_index));
   return acc;
 }
 

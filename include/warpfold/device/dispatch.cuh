@@ -38,9 +38,10 @@ struct launch_shape {
 // - mid: enough blocks that each thread gets a few 16-byte vectors, capped at one resident
 //   wave, finished by the last block to arrive;
 // - large: the streaming shape (few big blocks per SM), finished the same way.
+// `arrays` arrays of n elements each are read (two for a dot product).
 template <typename Policy, typename T, typename Kernel>
-launch_shape launch_shape_for(std::int64_t n, Kernel kernel, const device_facts& dev) {
-  const std::int64_t bytes = n * std::int64_t(sizeof(T));
+launch_shape launch_shape_for(std::int64_t n, Kernel kernel, const device_facts& dev, int arrays = 1) {
+  const std::int64_t bytes = n * std::int64_t(sizeof(T)) * arrays;
   if (bytes <= Policy::single_block_max_bytes) return {1, Policy::block_size, 0};
   if (bytes <= Policy::cluster_max_bytes) {
     const std::int64_t blocks = blocks::ceil_div(bytes, Policy::cluster_block_bytes);
@@ -52,19 +53,26 @@ launch_shape launch_shape_for(std::int64_t n, Kernel kernel, const device_facts&
     return {std::min<std::int64_t>(std::int64_t(dev.sm_count) * per_sm, Policy::max_grid), Policy::large_block_size, 0};
   }
   const std::int64_t wave = std::int64_t(dev.sm_count) * blocks::blocks_per_sm(kernel, Policy::block_size, dev.device);
-  const std::int64_t per_block = std::int64_t(Policy::block_size) * Policy::min_vectors_per_thread * blocks::vector16<T>::size;
+  const std::int64_t per_block = std::int64_t(Policy::block_size) * Policy::min_vectors_per_thread * blocks::vector16<T>::size / arrays;
   return {std::max<std::int64_t>(1, std::min<std::int64_t>({wave, Policy::max_grid, blocks::ceil_div(n, per_block)})),
           Policy::block_size, 0};
 }
 
-// Enqueues the whole reduction: one kernel. Arguments are already validated.
+// Enqueues the whole reduction of `input` (device/reduce_input.cuh): one kernel. Arguments are
+// already validated.
+template <typename Policy, typename Acc, typename Input, typename Op, typename ToAcc, typename Store>
+void launch_reduce_input(Input input, Op op, ToAcc to_acc, Store store, launcher& l) {
+  static_assert(Policy::cluster_max_blocks <= blocks::max_cluster_blocks, "warpfold: clusters have at most 16 blocks");
+  using T = typename Input::element;
+  auto kernel = reduce_kernel<Policy, Input, Acc, Op, ToAcc, Store>;
+  const launch_shape shape = launch_shape_for<Policy, T>(input.n, kernel, l.facts(), Input::arrays);
+  l.launch_with_scratch(kernel, static_cast<unsigned>(shape.grid), shape.block, shape.cluster_blocks, shape.scratch<Acc>(),
+                        input, op, to_acc, store);
+}
+
 template <typename Policy, typename T, typename Acc, typename Op, typename ToAcc, typename Store>
 void launch_reduce(const T* in, std::int64_t n, Op op, ToAcc to_acc, Store store, launcher& l) {
-  static_assert(Policy::cluster_max_blocks <= blocks::max_cluster_blocks, "warpfold: clusters have at most 16 blocks");
-  auto kernel = reduce_kernel<Policy, T, Acc, Op, ToAcc, Store>;
-  const launch_shape shape = launch_shape_for<Policy, T>(n, kernel, l.facts());
-  l.launch_with_scratch(kernel, static_cast<unsigned>(shape.grid), shape.block, shape.cluster_blocks, shape.scratch<Acc>(), in,
-                        n, op, to_acc, store);
+  launch_reduce_input<Policy, Acc>(one_array<T>{in, n}, op, to_acc, store, l);
 }
 
 }  // namespace warpfold::device

@@ -44,6 +44,19 @@ class launcher {
     scratch.launched();
   }
 
+  // Several kernels in a row that share one block of scratch laid out for `request`:
+  // enqueue(view) launches them on stream(), in order, and the last one reports the work
+  // finished (device/scratch.hpp).
+  template <typename Enqueue>
+  void with_scratch(const scratch_request& request, Enqueue enqueue) {
+    requested_ = request;
+    if (dry_) return;
+    scratch_lease scratch = scratch_for(request, device(), stream_, caller_scratch_);
+    enqueue(scratch.view());
+    scratch.launched();
+  }
+  cudaStream_t stream() const { return stream_; }
+
   // A kernel that needs no scratch.
   template <typename... Params, typename... Args>
   void launch(void (*kernel)(Params...), unsigned grid, int block, Args&&... args) {

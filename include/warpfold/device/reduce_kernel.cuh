@@ -18,6 +18,7 @@
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/finish.cuh"
 #include "warpfold/blocks/thread_reduce.cuh"
+#include "warpfold/device/reduce_input.cuh"
 #include "warpfold/device/reduce_policy.hpp"
 #include "warpfold/device/scratch.hpp"
 
@@ -31,18 +32,19 @@ struct store_result {
   WARPFOLD_DEVICE void operator()(const Acc& total) const { *out = total; }
 };
 
+// Input is one_array or two_arrays (device/reduce_input.cuh).
 // Launched with blockDim.x = Policy::block_size, cluster_block_size or large_block_size
 // (dispatch.cuh): one compiled kernel serves every launch shape.
-template <typename Policy, typename T, typename Acc, typename Op, typename ToAcc, typename Store>
+template <typename Policy, typename Input, typename Acc, typename Op, typename ToAcc, typename Store>
 __global__ void __launch_bounds__(Policy::max_block_size)
-    reduce_kernel(const T* in, std::int64_t n, Op op, ToAcc to_acc, Store store, scratch_view scratch) {
+    reduce_kernel(Input input, Op op, ToAcc to_acc, Store store, scratch_view scratch) {
   const bool one_cluster = blocks::grid_is_one_cluster();
   if (one_cluster) blocks::cluster_block_started();  // touches no memory: may precede the wait
   blocks::wait_for_prior_kernels();
   const std::int64_t rank = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t threads = std::int64_t(blockDim.x) * gridDim.x;
-  Acc acc = blocks::thread_reduce_vectorized<Policy::loads_in_flight, blocks::streaming_vector_load>(in, n, rank, threads, op,
-                                                                      op.template identity<Acc>(), to_acc);
+  Acc acc = input.template fold<Policy::loads_in_flight, blocks::streaming_vector_load>(rank, threads, op,
+                                                                                         op.template identity<Acc>(), to_acc);
   acc = blocks::block_reduce(acc, op);
   blocks::allow_dependent_launch();  // this block's reads are done
   if (gridDim.x == 1) {

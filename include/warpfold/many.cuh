@@ -1,0 +1,103 @@
+// Definitions of many.hpp: checks, the plan kernel and the reduction kernel (many/). Include
+// from a .cu file; the project compiles every statistic x type once in src/stats/.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "warpfold/blocks/dependent_launch.cuh"
+#include "warpfold/blocks/grid.cuh"
+#include "warpfold/device/launcher.hpp"
+#include "warpfold/many.hpp"
+#include "warpfold/many/layout.cuh"
+#include "warpfold/many/many_kernel.cuh"
+#include "warpfold/many/plan_kernel.cuh"
+#include "warpfold/statistics.cuh"
+#include "warpfold/validate.hpp"
+#include "warpfold/warpfold.cuh"
+
+namespace warpfold::detail {
+
+// A host list is checked entry by entry. Asking the driver about every pointer would cost
+// 0.06 us each, so an entry inside the allocation that the previous check found is not asked
+// about again (parameters of a model mostly share a few large allocations).
+template <typename T>
+void require_device_arrays(const array_ref<T>* list, std::int64_t count, const char* api, int device) {
+  address_range known;
+  auto which = [](std::int64_t a) { return "array " + std::to_string(a) + " of the list"; };  // only for errors
+  for (std::int64_t a = 0; a < count; ++a) {
+    const array_ref<T>& entry = list[a];
+    if (entry.size < 0)
+      throw invalid_argument(std::string(api) + ": " + which(a) + " has a negative size, " + std::to_string(entry.size));
+    if (entry.size == 0) continue;
+    if (entry.data == nullptr)
+      throw invalid_argument(std::string(api) + ": " + which(a) + " is null but has " + std::to_string(entry.size) + " elements");
+    const std::size_t bytes = static_cast<std::size_t>(entry.size) * sizeof(T);
+    if (known.holds(entry.data, bytes)) continue;
+    const pointer_facts facts = facts_of_pointer(entry.data);
+    if (!facts.managed && (!facts.device_memory || facts.device != device)) require_device_memory(entry.data, which(a), api, device);
+    known = allocation_of(entry.data);
+  }
+}
+
+template <typename Stat, typename T>
+void many_into(const Stat& stat, const array_ref<T>* d_list, const array_ref<T>* h_list, std::int64_t count,
+               typename Stat::result* d_per_array, typename Stat::result* d_combined, std::int64_t* d_status,
+               cudaStream_t stream, const scratch_space* scratch, const char* api) {
+  using Acc = typename Stat::accumulator;
+  const int device = device::current_device();
+  require_non_negative(count, api);
+  if (d_per_array == nullptr && d_combined == nullptr)
+    throw invalid_argument(std::string(api) + ": both outputs (per array and combined) are null");
+  if (d_per_array != nullptr && count > 0) require_device_memory(d_per_array, "the per-array output", api, device);
+  if (d_combined != nullptr) require_device_memory(d_combined, "the combined output", api, device);
+  if (d_status != nullptr) require_device_memory(d_status, "the status output", api, device);
+  require_caller_scratch(scratch, api, device);
+  if (h_list != nullptr) {
+    device::require_not_capturing(stream, api);  // the copy of the list would be captured from host memory
+    require_device_arrays(h_list, count, api, device);
+  } else if (count > 0) {
+    if (d_list == nullptr) throw invalid_argument(std::string(api) + ": the list of arrays is null but count = " + std::to_string(count));
+    require_device_memory(d_list, "the list of arrays", api, device);
+  }
+
+  device::launcher l(device, stream, scratch);
+  auto kernel = many::many_kernel<Stat, T>;
+  const std::int64_t grid = std::min<std::int64_t>(
+      device::reduce_policy::max_grid,
+      std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, many::many_block, device));
+  const many::layout layout = many::layout_for(count, grid, sizeof(Acc), sizeof(array_ref<T>));
+  l.with_scratch({1, count + 1, layout.bytes}, [&](const device::scratch_view& view) {
+    const array_ref<T>* list = d_list;
+    if (h_list != nullptr && count > 0) {
+      auto* copy = reinterpret_cast<array_ref<T>*>(view.partials + layout.list_offset);
+      WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(copy, h_list, count * sizeof(array_ref<T>), cudaMemcpyHostToDevice, stream));
+      list = copy;
+    }
+    blocks::launch_dependent(many::plan_kernel<T>, 1, many::plan_block, stream, list, layout, view.partials, d_status);
+    blocks::launch_dependent(kernel, static_cast<unsigned>(grid), many::many_block, stream, list, layout, stat, d_per_array,
+                             d_combined, view);
+  });
+}
+
+}  // namespace warpfold::detail
+
+#define WARPFOLD_INSTANTIATE_MANY(Stat, T)                                                                               \
+  template void warpfold::detail::many_into<Stat, T>(const Stat&, const warpfold::array_ref<T>*,                        \
+                                                     const warpfold::array_ref<T>*, std::int64_t,                       \
+                                                     typename Stat::result*, typename Stat::result*, std::int64_t*,     \
+                                                     cudaStream_t, const warpfold::scratch_space*, const char*);
+
+#define WARPFOLD_INSTANTIATE_FLOAT_MANY(T)                              \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::sum<T>, T)                 \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::min<T>, T)                 \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::max<T>, T)                 \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::norm_l1<T>, T)             \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::norm_l2<T>, T)             \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::norm_linf<T>, T)           \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::mean<T>, T)                \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::any_nonfinite<T>, T)       \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::var_mean<T>, T)

@@ -1,0 +1,83 @@
+// How many arrays are cut into pieces for one launch (many/many_kernel.cuh).
+//
+// The arrays' elements, listed one array after another, form one sequence of N elements, and
+// block b of G reads positions [b N / G, (b + 1) N / G): every block gets the same number of
+// elements, whatever mix of sizes the list holds (148 tensors of a model, or 5,000 of ten
+// elements). Where a block's range meets an array, that is a piece; an empty array is one
+// empty piece of the block whose range holds its position. Listed by array and then by block,
+// pieces form a staircase, so piece (array a, block b) can have slot a + b: slots are unique,
+// in order, and fewer than A + G. So the scratch that holds the pieces' partial results has a
+// size that the host knows from the list's length alone, with no copy back of the sizes.
+#pragma once
+
+#include <cstdint>
+
+#include "warpfold/config.hpp"
+
+namespace warpfold::many {
+
+// A list entry: one device array.
+template <typename T>
+struct array_ref {
+  const T* data;
+  std::int64_t size;
+};
+
+// Where the launch keeps its plan and partial results in scratch memory, as element offsets
+// into the partials area (device/scratch.hpp), and its shape.
+struct layout {
+  std::int64_t arrays;   // A
+  std::int64_t blocks;   // G
+  // int64 prefix[A + 1]: the first position of each array; prefix[A] = N, or -1 when the list
+  // holds an invalid entry (then nothing is written but the status).
+  std::int64_t prefix_offset;
+  std::int64_t first_array_offset;  // int64 [G]: the first array with a piece in block b
+  std::int64_t slots_offset;        // Acc [A + G]: the pieces' partial results
+  std::int64_t totals_offset;       // Acc [A]: each array's accumulator, for the combined result
+  std::int64_t list_offset;         // array_ref [A]: a copy of a host list (host-list form only)
+  std::int64_t bytes;
+};
+
+inline std::int64_t round_up(std::int64_t x, std::int64_t to) { return (x + to - 1) / to * to; }
+
+// For accumulators of acc_bytes and list entries of entry_bytes.
+inline layout layout_for(std::int64_t arrays, std::int64_t blocks, std::int64_t acc_bytes, std::int64_t entry_bytes) {
+  layout l{};
+  l.arrays = arrays;
+  l.blocks = blocks;
+  std::int64_t at = 0;
+  l.prefix_offset = at;
+  at = round_up(at + 8 * (arrays + 1), 256);
+  l.first_array_offset = at;
+  at = round_up(at + 8 * blocks, 256);
+  l.slots_offset = at;
+  at = round_up(at + acc_bytes * (arrays + blocks), 256);
+  l.totals_offset = at;
+  at = round_up(at + acc_bytes * arrays, 256);
+  l.list_offset = at;
+  at = round_up(at + entry_bytes * arrays, 256);
+  l.bytes = at;
+  return l;
+}
+
+// The block whose range holds position p: the largest b with b N / G <= p (G - 1 past the end;
+// 0 when there are no elements).
+WARPFOLD_HOST_DEVICE std::int64_t block_of(std::int64_t p, std::int64_t n, std::int64_t g) {
+  if (n <= 0) return 0;
+  const std::int64_t b = ((p + 1) * g - 1) / n;
+  return b < g - 1 ? b : g - 1;
+}
+
+// The blocks that hold pieces of an array with positions [begin, end).
+struct block_span {
+  std::int64_t first;
+  std::int64_t last;
+};
+WARPFOLD_HOST_DEVICE block_span blocks_of(std::int64_t begin, std::int64_t end, std::int64_t n, std::int64_t g) {
+  const std::int64_t first = block_of(begin, n, g);
+  return {first, end > begin ? block_of(end - 1, n, g) : first};
+}
+
+WARPFOLD_HOST_DEVICE std::int64_t range_begin(std::int64_t b, std::int64_t n, std::int64_t g) { return b * n / g; }
+
+}  // namespace warpfold::many

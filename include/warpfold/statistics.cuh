@@ -1,0 +1,116 @@
+// Definitions of statistics.hpp: each statistic (stats/statistics.hpp) runs through the
+// production reduce kernel (device/reduce_kernel.cuh) with its transform as the element step,
+// its op as the combine and its finish in the store, so it is exactly as fast as a sum of the
+// same bytes. Include from a .cu file; the project compiles every statistic x type once in
+// src/stats/.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "warpfold/device/dispatch.cuh"
+#include "warpfold/device/launcher.hpp"
+#include "warpfold/statistics.hpp"
+#include "warpfold/warpfold.cuh"
+
+namespace warpfold::detail {
+
+// Statistics of two arrays (dot) say so with `static constexpr bool reads_pairs = true`.
+template <typename Stat, typename = void>
+struct takes_pairs : std::false_type {};
+template <typename Stat>
+struct takes_pairs<Stat, std::enable_if_t<Stat::reads_pairs>> : std::true_type {};
+
+// The element step: element i (of one array, or the pair at i) becomes an accumulator.
+template <typename Stat>
+struct statistic_element {
+  Stat stat;
+  template <typename T>
+  WARPFOLD_DEVICE typename Stat::accumulator operator()(T x, std::int64_t) const { return stat.transform(x); }
+  template <typename T>
+  WARPFOLD_DEVICE typename Stat::accumulator operator()(T x, T y, std::int64_t) const { return stat.transform(x, y); }
+};
+
+// The store: the grid's total, finished.
+template <typename Stat>
+struct store_finished {
+  Stat stat;
+  typename Stat::result* out;
+  WARPFOLD_DEVICE void operator()(const typename Stat::accumulator& total) const { *out = stat.finish(total); }
+};
+
+template <typename Stat, typename T>
+void enqueue_statistic(const Stat& stat, const T* x, const T* y, std::int64_t n, typename Stat::result* out, int device,
+                       cudaStream_t stream, const scratch_space* scratch) {
+  using Acc = typename Stat::accumulator;
+  device::launcher l(device, stream, scratch);
+  const statistic_element<Stat> element{stat};
+  const store_finished<Stat> store{stat, out};
+  if constexpr (takes_pairs<Stat>::value)
+    device::launch_reduce_input<device::reduce_policy, Acc>(device::two_arrays<T>{x, y, n}, typename Stat::combine{},
+                                                            element, store, l);
+  else
+    device::launch_reduce_input<device::reduce_policy, Acc>(device::one_array<T>{x, n}, typename Stat::combine{}, element,
+                                                            store, l);
+}
+
+template <typename T>
+void require_statistic_inputs(const T* x, const T* y, std::int64_t n, bool pairs, const char* api, int device) {
+  if (!pairs) {
+    require_device_input(x, n, api, device);
+    return;
+  }
+  require_non_negative(n, api);
+  if (n == 0) return;
+  if (x == nullptr) throw invalid_argument(std::string(api) + ": x is null but n = " + std::to_string(n));
+  if (y == nullptr) throw invalid_argument(std::string(api) + ": y is null but n = " + std::to_string(n));
+  require_device_memory(x, "x", api, device);
+  require_device_memory(y, "y", api, device);
+}
+
+template <typename Stat, typename T>
+void statistic_into(const Stat& stat, const T* x, const T* y, std::int64_t n, typename Stat::result* d_out,
+                    cudaStream_t stream, const scratch_space* scratch, const char* api) {
+  const int device = device::current_device();
+  require_statistic_inputs(x, y, n, takes_pairs<Stat>::value, api, device);
+  require_device_output(d_out, api, device);
+  require_caller_scratch(scratch, api, device);
+  enqueue_statistic(stat, x, y, n, d_out, device, stream, scratch);
+}
+
+template <typename Stat, typename T>
+typename Stat::result statistic_to_host(const Stat& stat, const T* x, const T* y, std::int64_t n, cudaStream_t stream,
+                                        const char* api) {
+  using R = typename Stat::result;
+  const int device = device::current_device();
+  require_statistic_inputs(x, y, n, takes_pairs<Stat>::value, api, device);
+  return run_to_host<R>(stream, api, [&](R* slot) { enqueue_statistic(stat, x, y, n, slot, device, stream, nullptr); });
+}
+
+}  // namespace warpfold::detail
+
+// Every statistic of one type, compiled once (src/stats/).
+#define WARPFOLD_INSTANTIATE_STATISTIC(Stat, T)                                                                          \
+  template void warpfold::detail::statistic_into<Stat, T>(const Stat&, const T*, const T*, std::int64_t,                \
+                                                          typename Stat::result*, cudaStream_t,                         \
+                                                          const warpfold::scratch_space*, const char*);                 \
+  template typename Stat::result warpfold::detail::statistic_to_host<Stat, T>(const Stat&, const T*, const T*,         \
+                                                                              std::int64_t, cudaStream_t, const char*);
+
+#define WARPFOLD_INSTANTIATE_COUNTS(T)                                   \
+  WARPFOLD_INSTANTIATE_STATISTIC(warpfold::stat::count_nonzero<T>, T)   \
+  WARPFOLD_INSTANTIATE_STATISTIC(warpfold::stat::any<T>, T)             \
+  WARPFOLD_INSTANTIATE_STATISTIC(warpfold::stat::all<T>, T)
+
+#define WARPFOLD_INSTANTIATE_FLOAT_STATISTICS(T)                         \
+  WARPFOLD_INSTANTIATE_STATISTIC(warpfold::stat::norm_l1<T>, T)         \
+  WARPFOLD_INSTANTIATE_STATISTIC(warpfold::stat::norm_l2<T>, T)         \
+  WARPFOLD_INSTANTIATE_STATISTIC(warpfold::stat::norm_linf<T>, T)       \
+  WARPFOLD_INSTANTIATE_STATISTIC(warpfold::stat::mean<T>, T)            \
+  WARPFOLD_INSTANTIATE_STATISTIC(warpfold::stat::any_nonfinite<T>, T)   \
+  WARPFOLD_INSTANTIATE_STATISTIC(warpfold::stat::dot<T>, T)             \
+  WARPFOLD_INSTANTIATE_STATISTIC(warpfold::stat::var_mean<T>, T)        \
+  WARPFOLD_INSTANTIATE_COUNTS(T)

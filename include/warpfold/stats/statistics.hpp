@@ -1,0 +1,221 @@
+// The statistics that warpfold computes beyond the plain ops, each written once as
+// "transform each element, combine with an op, finish once":
+//   accumulator transform(x)          (or transform(x, y) for two arrays)
+//   op                                 the combine, with an identity
+//   result finish(accumulator)
+// The same definitions serve a whole array (statistics.cuh), and many arrays in one launch
+// (many.cuh), so a norm is the same norm everywhere.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "warpfold/accumulator.hpp"
+#include "warpfold/config.hpp"
+#include "warpfold/ops.hpp"
+#include "warpfold/stats/moments.hpp"
+#include "warpfold/stats/scaled_squares.hpp"
+
+namespace warpfold {
+
+template <typename T>
+inline constexpr bool is_float_element_v =
+    std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+// What norms, dot products and means of T return: float for half, bfloat16 and float; double
+// for double (the sum's accumulator).
+template <typename T>
+using float_result_t = accumulator_t<op::sum, T>;
+
+// var_mean's and std_mean's result.
+template <typename R>
+struct mean_var {
+  R mean;
+  R var;  // the variance, or for std_mean the standard deviation
+};
+
+namespace detail {
+
+template <typename T>
+constexpr void check_counted_element() {
+  check_op_fits<op::sum, T>();
+}
+
+template <typename T>
+constexpr void check_float_statistic() {
+  static_assert(is_float_element_v<T>,
+                "warpfold: norms, dot, mean, var_mean, std_mean and any_nonfinite take __half, __nv_bfloat16, float or double");
+}
+
+}  // namespace detail
+
+namespace stat {
+
+template <typename T>
+WARPFOLD_HOST_DEVICE float_result_t<T> widen(T x) {
+  return static_cast<float_result_t<T>>(x);
+}
+
+// sum, min and max of floats as statistics, for many arrays in one launch (many.hpp); a
+// whole array's are warpfold::sum, min and max.
+template <typename T, typename Op>
+struct plain {
+  using accumulator = float_result_t<T>;
+  using result = float_result_t<T>;
+  using combine = Op;
+  WARPFOLD_HOST_DEVICE accumulator transform(T x) const { return widen(x); }
+  WARPFOLD_HOST_DEVICE result finish(accumulator a) const { return a; }
+};
+template <typename T>
+using sum = plain<T, op::sum>;
+template <typename T>
+using min = plain<T, op::min>;
+template <typename T>
+using max = plain<T, op::max>;
+
+// sum |x|
+template <typename T>
+struct norm_l1 {
+  using accumulator = float_result_t<T>;
+  using result = float_result_t<T>;
+  using combine = op::sum;
+  WARPFOLD_HOST_DEVICE accumulator transform(T x) const { return fabs(widen(x)); }
+  WARPFOLD_HOST_DEVICE result finish(accumulator a) const { return a; }
+};
+
+// sqrt(sum x^2), with no overflow or underflow unless the norm itself is out of range:
+// float, half and bfloat16 squares are summed in double, whose range holds the square of every
+// float (and whose 53 bits hold it exactly); doubles go through Blue's scaled sums.
+template <typename T>
+struct norm_l2 {
+  static constexpr bool scaled = std::is_same_v<T, double>;
+  using accumulator = std::conditional_t<scaled, scaled_squares, double>;
+  using result = float_result_t<T>;
+  using combine = std::conditional_t<scaled, op::add_scaled_squares, op::sum>;
+  WARPFOLD_HOST_DEVICE accumulator transform(T x) const {
+    if constexpr (scaled) {
+      return square_into_range(x);
+    } else {
+      const double d = static_cast<double>(widen(x));
+      return d * d;
+    }
+  }
+  WARPFOLD_HOST_DEVICE result finish(accumulator a) const {
+    if constexpr (scaled) return finish_scaled_squares(a);
+    else return static_cast<result>(sqrt(a));
+  }
+};
+
+// max |x|; NaN if any element is NaN; 0 for no elements.
+template <typename T>
+struct norm_linf {
+  using accumulator = float_result_t<T>;
+  using result = float_result_t<T>;
+  struct combine {
+    template <typename A>
+    WARPFOLD_HOST_DEVICE static A identity() { return A(0); }
+    template <typename A>
+    WARPFOLD_HOST_DEVICE A operator()(A a, A b) const { return op::max{}(a, b); }
+  };
+  WARPFOLD_HOST_DEVICE accumulator transform(T x) const { return fabs(widen(x)); }
+  WARPFOLD_HOST_DEVICE result finish(accumulator a) const { return a; }
+};
+
+// sum x * y, in the sum's accumulator (products of halves are exact in float).
+template <typename T>
+struct dot {
+  static constexpr bool reads_pairs = true;
+  using accumulator = float_result_t<T>;
+  using result = float_result_t<T>;
+  using combine = op::sum;
+  WARPFOLD_HOST_DEVICE accumulator transform(T x, T y) const { return widen(x) * widen(y); }
+  WARPFOLD_HOST_DEVICE result finish(accumulator a) const { return a; }
+};
+
+// The mean, as the sum divided by n (the sum's own accuracy, at the sum's speed); NaN for no
+// elements, as in NumPy and torch.
+template <typename T>
+struct mean {
+  using accumulator = moments<float_result_t<T>>;  // only count and mean are used: see transform
+  using result = float_result_t<T>;
+  struct combine {
+    template <typename M>
+    WARPFOLD_HOST_DEVICE static M identity() { return M{0, 0, 0}; }
+    template <typename M>
+    WARPFOLD_HOST_DEVICE M operator()(const M& a, const M& b) const { return M{a.count + b.count, a.mean + b.mean, 0}; }
+  };
+  // count and the running sum (held in `mean` until finish divides it).
+  WARPFOLD_HOST_DEVICE accumulator transform(T x) const { return {1, widen(x), 0}; }
+  WARPFOLD_HOST_DEVICE result finish(accumulator a) const {
+    return a.count == 0 ? std::numeric_limits<result>::quiet_NaN() : a.mean / static_cast<result>(a.count);
+  }
+};
+
+// Mean and variance (or standard deviation) in one pass (stats/moments.hpp). The variance
+// divides M2 by n - correction, as torch.var does: correction 1 (the default) is the unbiased
+// sample variance, 0 the population variance. Where n - correction <= 0 the variance is NaN
+// (inf when M2 > 0 and n - correction == 0 in torch; NaN here, as NumPy gives).
+template <typename T>
+struct var_mean {
+  using accumulator = moments<float_result_t<T>>;
+  using result = mean_var<float_result_t<T>>;
+  using combine = op::combine_moments;
+  double correction = 1;
+  bool standard_deviation = false;
+  WARPFOLD_HOST_DEVICE accumulator transform(T x) const { return {1, widen(x), 0}; }
+  WARPFOLD_HOST_DEVICE result finish(accumulator a) const {
+    using R = float_result_t<T>;
+    const R nan = std::numeric_limits<R>::quiet_NaN();
+    const double dof = double(a.count) - correction;
+    R var = dof > 0 ? static_cast<R>(double(a.m2) / dof) : nan;
+    if (standard_deviation) var = sqrt(var);
+    return {a.count == 0 ? nan : a.mean, var};
+  }
+};
+
+// The number of elements that are not zero (NaN counts; -0.0 does not).
+template <typename T>
+struct count_nonzero {
+  using accumulator = std::int64_t;
+  using result = std::int64_t;
+  using combine = op::sum;
+  WARPFOLD_HOST_DEVICE accumulator transform(T x) const { return static_cast<float_or_int_t>(x) != float_or_int_t(0) ? 1 : 0; }
+  WARPFOLD_HOST_DEVICE result finish(accumulator a) const { return a; }
+  using float_or_int_t = std::conditional_t<is_half_like_v<T>, float, T>;
+};
+
+// Whether any element is nonzero (false for no elements), whether all are (true for none).
+template <typename T>
+struct any {
+  using accumulator = unsigned;
+  using result = bool;
+  using combine = op::bit_or;
+  WARPFOLD_HOST_DEVICE accumulator transform(T x) const { return count_nonzero<T>{}.transform(x) != 0; }
+  WARPFOLD_HOST_DEVICE result finish(accumulator a) const { return a != 0; }
+};
+template <typename T>
+struct all {
+  using accumulator = unsigned;
+  using result = bool;
+  using combine = op::bit_and;
+  WARPFOLD_HOST_DEVICE accumulator transform(T x) const { return count_nonzero<T>{}.transform(x) != 0; }
+  WARPFOLD_HOST_DEVICE result finish(accumulator a) const { return a != 0; }
+};
+
+// Whether any element is inf or NaN: the check behind dynamic loss scaling.
+template <typename T>
+struct any_nonfinite {
+  using accumulator = unsigned;
+  using result = bool;
+  using combine = op::bit_or;
+  WARPFOLD_HOST_DEVICE accumulator transform(T x) const { return isfinite(widen(x)) ? 0u : 1u; }
+  WARPFOLD_HOST_DEVICE result finish(accumulator a) const { return a != 0; }
+};
+
+}  // namespace stat
+}  // namespace warpfold

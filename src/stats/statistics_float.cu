@@ -1,0 +1,4 @@
+// The statistics of float arrays (statistics.hpp), compiled once.
+#include "warpfold/statistics.cuh"
+
+WARPFOLD_INSTANTIATE_FLOAT_STATISTICS(float)
