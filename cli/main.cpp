@@ -11,6 +11,7 @@
 #include "accuracy_command.hpp"
 #include "bits_command.hpp"
 #include "counters.hpp"
+#include "ops_command.hpp"
 #include "options.hpp"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,10 @@ int main(int argc, char** argv) {
         return run_accuracy(cmd.bench, cmd.save_input);
       case command_kind::bits:
         return run_bits(cmd.bench);
+      case command_kind::ops:
+        return run_ops(cmd.ops);
+      case command_kind::many:
+        return run_many(cmd.ops);
       case command_kind::ncu_target:
         return run_ncu_target(cmd.bench);
     }

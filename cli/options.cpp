@@ -385,6 +385,38 @@ command parse_command_line(int argc, const char* const* argv) {
       ->type_name("FILE");
   accuracy->add_option("--device", accuracy_options.device, "CUDA device ordinal to run on.");
 
+  ops_options ops_opts;
+  std::string ops_sizes;
+  CLI::App* ops = app.add_subcommand(
+      "ops",
+      "Time every op and statistic (sum, min, max, argmin, argmax, norm_l1, norm_l2, norm_linf, dot, mean, "
+      "var_mean) next to CUB's DeviceReduce and cuBLAS (dot, nrm2, asum), at sizes 2^10 to 2^30 (4x apart), "
+      "offsets 0 and, from 2^28, 1 and 3 elements; every answer checked against a host reference (a wrong one "
+      "is reported, never timed). CSV: impl,op,dtype,n,offset,time_us,min_us,max_us,gbps,ceiling_gbps,"
+      "percent_of_ceiling,check,device,date. gbps counts every input byte (both arrays of dot).");
+  ops->add_option("--op", ops_opts.ops, "Ops to time (default: all).")->delimiter(',');
+  ops->add_option("--dtype", ops_opts.dtypes, "Element types: f16, bf16, f32, f64 (default f32,f16).")->delimiter(',');
+  ops->add_option("--n", ops_sizes, "Sizes, as for bench --n.")->type_name("SIZES");
+  ops->add_option("--offset", ops_opts.offsets, "Offsets in elements from an aligned start (default 0; 0,1,3 from 2^28).")
+      ->delimiter(',');
+  ops->add_option("--trials", ops_opts.trials, "Timed trials per candidate (default 7).");
+  ops->add_option("--csv", ops_opts.csv_path, "Write the CSV to FILE instead of stdout.")->type_name("FILE");
+  ops->add_option("--device", ops_opts.device, "CUDA device ordinal to run on.");
+  ops->add_flag("-q,--quiet", ops_opts.quiet, "No progress on stderr.");
+
+  ops_options many_opts;
+  CLI::App* many = app.add_subcommand(
+      "many",
+      "Time per-array L2 norms plus the combined norm of lists of float32 device arrays (a GPT-2-small "
+      "parameter list, 5,000 small arrays, a random mix of 1,000): warpfold::norm_l2_many with the list in "
+      "device memory, with a host list, and a loop of per-array calls, next to the memory limit (the bytes at "
+      "the read ceiling plus one launch). CSV: impl,list,arrays,elements,time_us,gbps,ceiling_gbps,limit_us,"
+      "ratio_to_limit,check,device,date.");
+  many->add_option("--trials", many_opts.trials, "Timed trials per candidate (default 7).");
+  many->add_option("--csv", many_opts.csv_path, "Write the CSV to FILE instead of stdout.")->type_name("FILE");
+  many->add_option("--device", many_opts.device, "CUDA device ordinal to run on.");
+  many->add_flag("-q,--quiet", many_opts.quiet, "No progress on stderr.");
+
   raw_bench_options raw_target;
   CLI::App* target = app.add_subcommand("ncu-target", "Internal: what `bench --counters` runs under ncu.");
   target->group("");  // hidden from --help
@@ -414,6 +446,24 @@ command parse_command_line(int argc, const char* const* argv) {
     }
     command c{command_kind::accuracy, "", 0, accuracy_options};
     c.save_input = save_input;
+    return c;
+  }
+  if (ops->parsed()) {
+    if (!ops_sizes.empty()) {
+      try {
+        ops_opts.sizes = bench::parse_size_list(ops_sizes);
+      } catch (const invalid_argument& e) {
+        throw usage_error(std::string("--n: ") + e.what());
+      }
+    }
+    ops_opts.offsets_given = ops->count("--offset") > 0;
+    command c{command_kind::ops, "", 0, {}};
+    c.ops = ops_opts;
+    return c;
+  }
+  if (many->parsed()) {
+    command c{command_kind::many, "", 0, {}};
+    c.ops = many_opts;
     return c;
   }
   if (target->parsed()) return {command_kind::ncu_target, "", 0, resolve(raw_target)};

@@ -9,6 +9,7 @@
 
 #include "bench/axis_cases.hpp"
 #include "bench/dtype.hpp"
+#include "ops_command.hpp"
 #include "warpfold/error.hpp"
 #include "warpfold/ladder/ladder.hpp"
 
@@ -56,6 +57,8 @@ enum class command_kind {
   bench,       // warpfold bench
   bits,        // warpfold bits
   accuracy,    // warpfold accuracy
+  ops,         // warpfold ops
+  many,        // warpfold many
   ncu_target,  // hidden: run each selected ladder step once (what `bench --counters` profiles)
 };
 
@@ -65,6 +68,7 @@ struct command {
   int exit_code = 0;  // help only: 0 for --help, 2 when no command was given
   bench_options bench;
   std::string save_input;  // accuracy: where to write the generated input
+  ops_options ops;         // ops and many
 };
 
 // argv[0] is the program name, as main() receives it.

@@ -1,0 +1,189 @@
+// `warpfold many` (ops_command.hpp): per-array L2 norms and the combined norm of lists of
+// device arrays, each answer checked against host references.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/cuda_events.hpp"
+#include "bench/device.hpp"
+#include "bench/dtype.hpp"
+#include "bench/gpu.hpp"
+#include "ops_command.hpp"
+#include "warpfold/detail/buffer.hpp"
+#include "warpfold/error.hpp"
+#include "warpfold/reduce.hpp"
+
+namespace warpfold::cli {
+
+namespace {
+
+using namespace ops_detail;
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+struct named_list {
+  std::string name;
+  std::vector<std::int64_t> sizes;
+};
+
+// The lists (scripts/many_torch.py builds the same ones for torch):
+// - gpt2-small: GPT-2 small's 148 parameter tensors (124M floats), from its published shapes;
+// - small-5000: 5,000 arrays of 1 to 16,384 elements (log-spread, integer hash of the index);
+// - mix-1000: 1,000 arrays of 1 to 4M elements, spread the same way.
+std::vector<named_list> standard_lists() {
+  std::vector<named_list> lists;
+  named_list gpt2{"gpt2-small", {}};
+  const std::int64_t d = 768, vocabulary = 50257, positions = 1024;
+  gpt2.sizes = {vocabulary * d, positions * d};
+  for (int layer = 0; layer < 12; ++layer)
+    for (std::int64_t s : {d, d, d * 3 * d, 3 * d, d * d, d, d, d, d * 4 * d, 4 * d, 4 * d * d, d}) gpt2.sizes.push_back(s);
+  gpt2.sizes.push_back(d);
+  gpt2.sizes.push_back(d);
+  lists.push_back(gpt2);
+  auto spread = [](const std::string& name, int count, int max_bits, std::uint64_t seed) {
+    named_list l{name, {}};
+    for (int i = 0; i < count; ++i) {
+      const std::uint64_t bits = splitmix64(seed + 2 * std::uint64_t(i)) % (max_bits + 1);
+      l.sizes.push_back(1 + static_cast<std::int64_t>(splitmix64(seed + 2 * std::uint64_t(i) + 1) % (std::uint64_t{1} << bits)));
+    }
+    return l;
+  };
+  lists.push_back(spread("small-5000", 5000, 14, 5000));
+  lists.push_back(spread("mix-1000", 1000, 22, 1000));
+  return lists;
+}
+
+void run_list(const named_list& list, const ops_options& o, double ceiling_gbps, double launch_us, const std::string& device,
+              cudaStream_t stream, std::ostream& csv, int& failures) {
+  using T = float;
+  // Arrays at 256-byte boundaries, as allocators place tensors.
+  std::vector<std::int64_t> starts;
+  std::int64_t at = 0, elements = 0;
+  for (std::int64_t s : list.sizes) {
+    starts.push_back(at);
+    at += (s + 63) / 64 * 64;
+    elements += s;
+  }
+  warpfold::detail::device_buffer<T> data;
+  data.reserve(static_cast<std::size_t>(at));
+  bench::fill_varied(bench::dtype::f32, data.get(), at, 77, stream);
+  std::vector<T> host(static_cast<std::size_t>(at));
+  WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(host.data(), data.get(), at * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::size_t A = list.sizes.size();
+  std::vector<warpfold::array_ref<T>> refs;
+  std::vector<double> expected(A);
+  long double all_squares = 0;
+  for (std::size_t a = 0; a < A; ++a) {
+    refs.push_back({data.get() + starts[a], list.sizes[a]});
+    long double squares = 0;
+    for (std::int64_t i = 0; i < list.sizes[a]; ++i) squares += static_cast<long double>(host[starts[a] + i]) * host[starts[a] + i];
+    expected[a] = static_cast<double>(std::sqrt(squares));
+    all_squares += squares;
+  }
+  const double expected_all = static_cast<double>(std::sqrt(all_squares));
+  warpfold::detail::device_buffer<warpfold::array_ref<T>> d_list;
+  d_list.reserve(A);
+  WARPFOLD_CUDA_CHECK(cudaMemcpy(d_list.get(), refs.data(), A * sizeof(refs[0]), cudaMemcpyHostToDevice));
+  warpfold::detail::device_buffer<float> per, all;
+  per.reserve(A);
+  all.reserve(1);
+
+  struct way {
+    std::string impl;
+    std::function<void()> call;
+    bool combined;
+  };
+  const std::vector<way> ways = {
+      {"warpfold", [&] { warpfold::norm_l2_many(d_list.get(), std::int64_t(A), per.get(), all.get(), stream); }, true},
+      {"warpfold-host-list", [&] { warpfold::norm_l2_many(refs, per.get(), all.get(), stream); }, true},
+      {"warpfold-loop",
+       [&] {
+         for (std::size_t a = 0; a < A; ++a) warpfold::norm_l2(refs[a].data, refs[a].size, per.get() + a, stream);
+       },
+       false},
+  };
+  const double bytes = double(elements) * sizeof(T);
+  const double limit_us = bytes / (ceiling_gbps * 1e3) + launch_us;
+  bench::event_timer timer;
+  for (const way& w : ways) {
+    std::string problem;
+    auto verify = [&] {
+      WARPFOLD_CUDA_CHECK(cudaMemsetAsync(per.get(), 0xFF, A * sizeof(float), stream));
+      WARPFOLD_CUDA_CHECK(cudaMemsetAsync(all.get(), 0xFF, sizeof(float), stream));
+      w.call();
+      std::vector<float> got(A);
+      float got_all = 0;
+      WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(got.data(), per.get(), A * sizeof(float), cudaMemcpyDeviceToHost, stream));
+      WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(&got_all, all.get(), sizeof(float), cudaMemcpyDeviceToHost, stream));
+      WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
+      for (std::size_t a = 0; a < A && problem.empty(); ++a)
+        if (!(std::fabs(got[a] - expected[a]) <= 1e-5 * expected[a] + 1e-30))
+          problem = "array " + std::to_string(a) + ": got " + std::to_string(got[a]) + ", expected " + std::to_string(expected[a]);
+      if (w.combined && problem.empty() && !(std::fabs(got_all - expected_all) <= 1e-5 * expected_all))
+        problem = "combined: got " + std::to_string(got_all) + ", expected " + std::to_string(expected_all);
+    };
+    verify();
+    timer.start(stream);
+    w.call();
+    timer.stop(stream);
+    const int batch = static_cast<int>(std::clamp(2000.0 / std::max(timer.elapsed_us(), 1.0), 1.0, 2000.0));
+    std::vector<double> trials;
+    for (int t = 0; t < o.trials && problem.empty(); ++t) {
+      for (int k = 0; k < batch; ++k) w.call();
+      timer.start(stream);
+      for (int k = 0; k < batch; ++k) w.call();
+      timer.stop(stream);
+      trials.push_back(timer.elapsed_us() / batch);
+      verify();
+    }
+    std::ostringstream row;
+    row << w.impl << "," << list.name << "," << A << "," << elements << ",";
+    if (problem.empty()) {
+      const double us = median(trials);
+      row << us << "," << bytes / (us * 1e3) << "," << ceiling_gbps << "," << limit_us << "," << us / limit_us << ",ok";
+      if (!o.quiet) std::cerr << "  " << list.name << " " << w.impl << ": " << us << " us (" << us / limit_us << "x the limit)\n";
+    } else {
+      row << ",," << ceiling_gbps << "," << limit_us << ",,wrong answer: " << problem;
+      std::cerr << "  " << list.name << " " << w.impl << ": WRONG ANSWER: " << problem << "\n";
+      ++failures;
+    }
+    row << "," << device << "," << today() << "\n";
+    csv << row.str() << std::flush;
+  }
+}
+
+}  // namespace
+
+int run_many(const ops_options& o) {
+  const bench::device_description device = bench::open_device(o.device);
+  std::ofstream file;
+  std::ostream& csv = csv_output(o.csv_path, file);
+  csv << "impl,list,arrays,elements,time_us,gbps,ceiling_gbps,limit_us,ratio_to_limit,check,device,date\n";
+  cudaStream_t stream;
+  WARPFOLD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const double ceiling = measure_ceiling_gbps(stream);
+  const double launch_us = bench::measure_launch_floor(9, 1000, stream).time_us.median;
+  if (!o.quiet) std::cerr << "read ceiling " << ceiling << " GB/s, one launch " << launch_us << " us\n";
+  int failures = 0;
+  for (const named_list& list : standard_lists()) run_list(list, o, ceiling, launch_us, device.name, stream, csv, failures);
+  WARPFOLD_CUDA_CHECK(cudaStreamDestroy(stream));
+  return failures > 0 ? 1 : 0;
+}
+
+}  // namespace warpfold::cli

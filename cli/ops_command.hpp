@@ -1,0 +1,47 @@
+// `warpfold ops`: every op and statistic (sum, min, max, argmin, argmax, norm_l1, norm_l2,
+// norm_linf, dot, mean, var_mean) timed next to CUB and cuBLAS at each size and offset, every
+// answer checked against a host reference; CSV rows
+// impl,op,dtype,n,offset,time_us,min_us,max_us,gbps,ceiling_gbps,percent_of_ceiling,check,device,date.
+//
+// `warpfold many`: per-array L2 norms plus the combined norm of lists of device arrays (a
+// GPT-2-small parameter list, 5,000 small arrays, a random mix), warpfold's one call against a
+// loop of per-array calls, next to the memory limit (bytes at the read ceiling plus one
+// launch); CSV rows impl,list,arrays,elements,time_us,gbps,ceiling_gbps,limit_us,ratio_to_limit,
+// check,device,date.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <fstream>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace warpfold::cli {
+
+struct ops_options {
+  std::vector<std::string> ops;      // empty: all
+  std::vector<std::string> dtypes;   // f32 and f16 by default
+  std::vector<std::int64_t> sizes;   // 2^10 .. 2^30, step 4x, by default
+  std::vector<int> offsets;          // 0 by default, and 1 and 3 at n >= 2^28
+  bool offsets_given = false;
+  int trials = 7;
+  int device = 0;
+  std::string csv_path;
+  bool quiet = false;
+};
+
+int run_ops(const ops_options& options);
+int run_many(const ops_options& options);
+
+// Shared by the two commands (ops_command.cpp).
+namespace ops_detail {
+// The CSV goes to `path` (opened into `file`), or to stdout when path is empty.
+std::ostream& csv_output(const std::string& path, std::ofstream& file);
+std::string today();  // UTC, YYYY-MM-DD
+double median(std::vector<double> samples);
+double measure_ceiling_gbps(cudaStream_t stream);  // the read ceiling over 1 GiB, GB/s
+}  // namespace ops_detail
+
+}  // namespace warpfold::cli
