@@ -18,19 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "options.hpp"
+
 namespace warpfold::cli {
 
-struct ops_options {
-  std::vector<std::string> ops;      // empty: all
-  std::vector<std::string> dtypes;   // f32 and f16 by default
-  std::vector<std::int64_t> sizes;   // 2^10 .. 2^30, step 4x, by default
-  std::vector<int> offsets;          // 0 by default, and 1 and 3 at n >= 2^28
-  bool offsets_given = false;
-  int trials = 7;
-  int device = 0;
-  std::string csv_path;
-  bool quiet = false;
-};
 
 int run_ops(const ops_options& options);
 int run_many(const ops_options& options);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "bench/ops.hpp"
 #include "bench/output.hpp"
 #include "bench/segment_cases.hpp"
 #include "bench/sizes.hpp"
@@ -457,6 +458,14 @@ command parse_command_line(int argc, const char* const* argv) {
       }
     }
     ops_opts.offsets_given = ops->count("--offset") > 0;
+    for (const std::string& name : ops_opts.ops)
+      if (!bench::ops::parse_op(name)) throw usage_error("--op: unknown op '" + name + "' (see warpfold ops --help)");
+    for (const std::string& name : ops_opts.dtypes) {
+      const auto t = bench::parse_dtype(name);
+      if (!t || *t == bench::dtype::i32) throw usage_error("--dtype: warpfold ops takes f16, bf16, f32, f64, not '" + name + "'");
+    }
+    for (int offset : ops_opts.offsets)
+      if (offset < 0) throw usage_error("--offset: offsets are elements from an aligned start, not negative");
     command c{command_kind::ops, "", 0, {}};
     c.ops = ops_opts;
     return c;

@@ -9,7 +9,6 @@
 
 #include "bench/axis_cases.hpp"
 #include "bench/dtype.hpp"
-#include "ops_command.hpp"
 #include "warpfold/error.hpp"
 #include "warpfold/ladder/ladder.hpp"
 
@@ -49,6 +48,19 @@ struct bench_options {
   std::string json_path;
   std::string counters_csv_path;
   bool quiet = false;                             // no progress on stderr
+};
+
+// warpfold ops and warpfold many (ops_command.hpp).
+struct ops_options {
+  std::vector<std::string> ops;      // empty: all
+  std::vector<std::string> dtypes;   // f32 and f16 by default
+  std::vector<std::int64_t> sizes;   // 2^10 .. 2^30, step 4x, by default
+  std::vector<int> offsets;          // 0 by default, and 1 and 3 at n >= 2^28
+  bool offsets_given = false;
+  int trials = 7;
+  int device = 0;
+  std::string csv_path;
+  bool quiet = false;
 };
 
 enum class command_kind {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "ncu_command.hpp"
+#include "bench/ops.hpp"
 #include "options.hpp"
 
 namespace wc = warpfold::cli;
@@ -324,4 +325,38 @@ TEST(Options, BitsCommand) {
   EXPECT_EQ(cmd.bench.device, 1);
   EXPECT_TRUE(cmd.bench.quiet);
   expect_usage_errors({{"bits", "--n", "5"}});
+}
+
+TEST(Options, OpsCommandDefaultsAndChoices) {
+  const wc::command plain = wc::parse_command_line({"ops"});
+  EXPECT_EQ(plain.kind, wc::command_kind::ops);
+  EXPECT_TRUE(plain.ops.ops.empty());     // every op
+  EXPECT_TRUE(plain.ops.dtypes.empty());  // f32 and f16
+  EXPECT_TRUE(plain.ops.sizes.empty());   // 2^10 .. 2^30
+  EXPECT_FALSE(plain.ops.offsets_given);
+  EXPECT_EQ(plain.ops.trials, 7);
+  const wc::command chosen = wc::parse_command_line(
+      {"ops", "--op", "norm_l2,dot", "--dtype", "bf16", "--n", "2^20,1000", "--offset", "0,3", "--csv", "o.csv", "-q"});
+  EXPECT_EQ(chosen.ops.ops, (std::vector<std::string>{"norm_l2", "dot"}));
+  EXPECT_EQ(chosen.ops.dtypes, (std::vector<std::string>{"bf16"}));
+  EXPECT_EQ(chosen.ops.sizes, (std::vector<std::int64_t>{1 << 20, 1000}));
+  EXPECT_EQ(chosen.ops.offsets, (std::vector<int>{0, 3}));
+  EXPECT_TRUE(chosen.ops.offsets_given);
+  EXPECT_EQ(chosen.ops.csv_path, "o.csv");
+  EXPECT_TRUE(chosen.ops.quiet);
+  expect_usage_errors({{"ops", "--op", "median"}, {"ops", "--dtype", "i32"}, {"ops", "--dtype", "f8"},
+                       {"ops", "--offset", "-1"}, {"ops", "--n", "0x"}});
+}
+
+TEST(Options, ManyCommand) {
+  const wc::command cmd = wc::parse_command_line({"many", "--trials", "3", "--csv", "m.csv"});
+  EXPECT_EQ(cmd.kind, wc::command_kind::many);
+  EXPECT_EQ(cmd.ops.trials, 3);
+  EXPECT_EQ(cmd.ops.csv_path, "m.csv");
+  expect_usage_errors({{"many", "--op", "sum"}});
+}
+
+TEST(Options, OpNamesRoundTrip) {
+  for (wb::ops::op_kind op : wb::ops::all_ops()) EXPECT_EQ(wb::ops::parse_op(wb::ops::name(op)), op);
+  EXPECT_FALSE(wb::ops::parse_op("norm"));
 }
