@@ -45,37 +45,22 @@ struct store_finished {
 template <typename Stat, typename T>
 void enqueue_statistic(const Stat& stat, const T* x, const T* y, std::int64_t n, typename Stat::result* out, int device,
                        cudaStream_t stream, const scratch_space* scratch) {
-  using Acc = typename Stat::accumulator;
   device::launcher l(device, stream, scratch);
-  const statistic_element<Stat> element{stat};
-  const store_finished<Stat> store{stat, out};
-  if constexpr (takes_pairs<Stat>::value)
-    device::launch_reduce_input<device::reduce_policy, Acc>(device::two_arrays<T>{x, y, n}, typename Stat::combine{},
-                                                            element, store, l);
-  else
-    device::launch_reduce_input<device::reduce_policy, Acc>(device::one_array<T>{x, n}, typename Stat::combine{}, element,
-                                                            store, l);
+  device::launch_reduce_arrays<device::reduce_policy, typename Stat::accumulator, takes_pairs<Stat>::value>(
+      x, y, n, typename Stat::combine{}, statistic_element<Stat>{stat}, store_finished<Stat>{stat, out}, l);
 }
 
-template <typename T>
-void require_statistic_inputs(const T* x, const T* y, std::int64_t n, bool pairs, const char* api, int device) {
-  if (!pairs) {
-    require_device_input(x, n, api, device);
-    return;
-  }
-  require_non_negative(n, api);
-  if (n == 0) return;
-  if (x == nullptr) throw invalid_argument(std::string(api) + ": x is null but n = " + std::to_string(n));
-  if (y == nullptr) throw invalid_argument(std::string(api) + ": y is null but n = " + std::to_string(n));
-  require_device_memory(x, "x", api, device);
-  require_device_memory(y, "y", api, device);
+template <typename Stat, typename T>
+void require_statistic_inputs(const T* x, const T* y, std::int64_t n, const char* api, int device) {
+  if constexpr (takes_pairs<Stat>::value) require_device_pair(x, y, n, api, device);
+  else require_device_input(x, n, api, device);
 }
 
 template <typename Stat, typename T>
 void statistic_into(const Stat& stat, const T* x, const T* y, std::int64_t n, typename Stat::result* d_out,
                     cudaStream_t stream, const scratch_space* scratch, const char* api) {
   const int device = device::current_device();
-  require_statistic_inputs(x, y, n, takes_pairs<Stat>::value, api, device);
+  require_statistic_inputs<Stat>(x, y, n, api, device);
   require_device_output(d_out, api, device);
   require_caller_scratch(scratch, api, device);
   enqueue_statistic(stat, x, y, n, d_out, device, stream, scratch);
@@ -86,7 +71,7 @@ typename Stat::result statistic_to_host(const Stat& stat, const T* x, const T* y
                                         const char* api) {
   using R = typename Stat::result;
   const int device = device::current_device();
-  require_statistic_inputs(x, y, n, takes_pairs<Stat>::value, api, device);
+  require_statistic_inputs<Stat>(x, y, n, api, device);
   return run_to_host<R>(stream, api, [&](R* slot) { enqueue_statistic(stat, x, y, n, slot, device, stream, nullptr); });
 }
 

@@ -131,6 +131,16 @@ inline void require_device_input(const void* p, std::int64_t n, const char* api,
   require_device_memory(p, "input pointer", api, device);
 }
 
+// Two inputs of n elements each, read side by side (dot, transform_reduce of pairs).
+inline void require_device_pair(const void* x, const void* y, std::int64_t n, const char* api, int device = -1) {
+  require_non_negative(n, api);
+  if (n == 0) return;  // neither is dereferenced
+  if (x == nullptr) throw invalid_argument(std::string(api) + ": x is null but n = " + std::to_string(n));
+  if (y == nullptr) throw invalid_argument(std::string(api) + ": y is null but n = " + std::to_string(n));
+  require_device_memory(x, "x", api, device);
+  require_device_memory(y, "y", api, device);
+}
+
 // Output pointers of the asynchronous forms must be device memory as well.
 inline void require_device_output(const void* p, const char* api, int device = -1) {
   if (p == nullptr) throw invalid_argument(std::string(api) + ": output pointer is null");

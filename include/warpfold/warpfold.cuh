@@ -214,19 +214,8 @@ template <typename Acc, bool Pairs, typename T, typename Transform, typename Use
 void enqueue_transform_reduce(const T* x, const T* y, std::int64_t n, Transform transform, UserOp op, Store store,
                               int device, cudaStream_t stream, const scratch_space* scratch) {
   device::launcher l(device, stream, scratch);
-  const present_transformed<Acc, Transform> element{transform};
-  if constexpr (!Pairs)
-    device::launch_reduce_input<device::reduce_policy, maybe_value<Acc>>(device::one_array<T>{x, n}, skip_empty<UserOp>{op},
-                                                                         element, store, l);
-  else
-    device::launch_reduce_input<device::reduce_policy, maybe_value<Acc>>(device::two_arrays<T>{x, y, n},
-                                                                         skip_empty<UserOp>{op}, element, store, l);
-}
-
-inline void require_pair_inputs(const void* x, const void* y, std::int64_t n, const char* api, int device) {
-  require_device_input(x, n, api, device);
-  if (n > 0 && y == nullptr) throw invalid_argument(std::string(api) + ": y is null but n = " + std::to_string(n));
-  if (n > 0) require_device_memory(y, "y", api, device);
+  device::launch_reduce_arrays<device::reduce_policy, maybe_value<Acc>, Pairs>(
+      x, y, n, skip_empty<UserOp>{op}, present_transformed<Acc, Transform>{transform}, store, l);
 }
 
 }  // namespace detail
@@ -262,7 +251,7 @@ void transform_reduce(const T* d_x, const T* d_y, std::int64_t n, Transform tran
   stream = detail::callers_stream<PerThread>(stream);
   const scratch_space* caller = detail::callers_scratch(scratch);
   const int device = device::current_device();
-  detail::require_pair_inputs(d_x, d_y, n, "warpfold::transform_reduce", device);
+  detail::require_device_pair(d_x, d_y, n, "warpfold::transform_reduce", device);
   detail::require_device_output(d_out, "warpfold::transform_reduce", device);
   detail::require_caller_scratch(caller, "warpfold::transform_reduce", device);
   detail::enqueue_transform_reduce<Acc, true>(d_x, d_y, n, transform, op, detail::store_with_init<Acc, UserOp>{d_out, op, init},
@@ -275,7 +264,7 @@ Acc transform_reduce(const T* d_x, const T* d_y, std::int64_t n, Transform trans
   static_assert(std::is_trivially_copyable_v<Acc>, "warpfold::transform_reduce: the accumulator must be trivially copyable");
   stream = detail::callers_stream<PerThread>(stream);
   const int device = device::current_device();
-  detail::require_pair_inputs(d_x, d_y, n, "warpfold::transform_reduce", device);
+  detail::require_device_pair(d_x, d_y, n, "warpfold::transform_reduce", device);
   return detail::run_to_host<Acc>(stream, "warpfold::transform_reduce", [&](Acc* slot) {
     detail::enqueue_transform_reduce<Acc, true>(d_x, d_y, n, transform, op, detail::store_with_init<Acc, UserOp>{slot, op, init},
                                           device, stream, nullptr);

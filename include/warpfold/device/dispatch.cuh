@@ -70,6 +70,13 @@ void launch_reduce_input(Input input, Op op, ToAcc to_acc, Store store, launcher
                         input, op, to_acc, store);
 }
 
+// One array (y unused), or x and y side by side when Pairs.
+template <typename Policy, typename Acc, bool Pairs, typename T, typename Op, typename ToAcc, typename Store>
+void launch_reduce_arrays(const T* x, const T* y, std::int64_t n, Op op, ToAcc to_acc, Store store, launcher& l) {
+  if constexpr (Pairs) launch_reduce_input<Policy, Acc>(two_arrays<T>{x, y, n}, op, to_acc, store, l);
+  else launch_reduce_input<Policy, Acc>(one_array<T>{x, n}, op, to_acc, store, l);
+}
+
 template <typename Policy, typename T, typename Acc, typename Op, typename ToAcc, typename Store>
 void launch_reduce(const T* in, std::int64_t n, Op op, ToAcc to_acc, Store store, launcher& l) {
   launch_reduce_input<Policy, Acc>(one_array<T>{in, n}, op, to_acc, store, l);
