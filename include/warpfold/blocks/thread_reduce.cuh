@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "warpfold/blocks/load.cuh"
+#include "warpfold/blocks/vector_fold.cuh"
 
 namespace warpfold::blocks {
 
@@ -53,8 +54,7 @@ WARPFOLD_DEVICE Acc thread_reduce_vectorized(const T* in, std::int64_t n, std::i
 
   const T* body = in + split.head;
   auto fold_vector = [&](const vector16<T>& vec, std::int64_t v) {
-#pragma unroll
-    for (int k = 0; k < per_vector; ++k) acc = op(acc, to_acc(vec.items[k], split.head + v * per_vector + k));
+    acc = fold_vector_items(op, acc, vec.items, split.head + v * per_vector, to_acc);
   };
   std::int64_t v = rank;
   for (; v + (Unroll - 1) * count < split.body_vectors; v += Unroll * count) {

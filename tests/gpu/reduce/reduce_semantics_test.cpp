@@ -1,7 +1,10 @@
 // The documented behaviour beyond plain sums: NaN, infinities and signed zeros, first-index
 // ties, the accumulator widths, run-to-run bitwise determinism, streams, and CUDA graphs.
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <random>
+#include <type_traits>
 #include <vector>
 
 #include "warpfold_test/graph_nodes.hpp"
@@ -83,6 +86,56 @@ TEST_F(ReduceSemantics, TiesGiveTheFirstIndexAcrossBlocks) {
   const device_input<std::int32_t> input(values);
   EXPECT_EQ(warpfold::argmin(input.data(), n).index, 123456);
   EXPECT_EQ(warpfold::argmax(input.data(), n).index, 999);
+}
+
+// A thread finds the best item of each 16-byte vector before it meets the op
+// (blocks/vector_fold.cuh): ties and NaNs inside one vector, at every position and every
+// alignment of the pointer, must still give the first index. Few distinct values make ties
+// everywhere; NaNs are sprinkled in for float types.
+template <typename T>
+void check_arg_extrema_with_ties(const char* type) {
+  SCOPED_TRACE(type);
+  std::mt19937_64 random(seed_for("vector ties", sizeof(T)));
+  const bool floats = !std::is_integral_v<T>;
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{17}, std::int64_t{255}, std::int64_t{4099},
+                         std::int64_t{300007}}) {
+    for (int nan_rate : {0, 1}) {
+      if (nan_rate && !floats) continue;
+      for (std::int64_t offset = 0; offset < 8; ++offset) {
+        SCOPED_TRACE(::testing::Message() << "n = " << n << ", offset " << offset << ", NaNs " << nan_rate);
+        std::vector<T> values(static_cast<std::size_t>(n + offset));
+        for (T& v : values) {
+          const int r = static_cast<int>(random() % 1000);
+          v = warpfold_test::from_double<T>(nan_rate && r < 2 ? std::numeric_limits<double>::quiet_NaN()
+                                                             : double(r % 3));
+        }
+        // The reference: the first NaN if any, else the first smallest (largest).
+        std::int64_t lo = -1, hi = -1, first_nan = -1;
+        for (std::int64_t i = 0; i < n; ++i) {
+          const long double x = warpfold_test::to_real(values[offset + i]);
+          if (x != x) {
+            if (first_nan < 0) first_nan = i;
+            continue;
+          }
+          if (lo < 0 || x < warpfold_test::to_real(values[offset + lo])) lo = i;
+          if (hi < 0 || x > warpfold_test::to_real(values[offset + hi])) hi = i;
+        }
+        if (first_nan >= 0) lo = hi = first_nan;
+        const device_input<T> input(values);
+        EXPECT_EQ(warpfold::argmin(input.data() + offset, n).index, lo);
+        EXPECT_EQ(warpfold::argmax(input.data() + offset, n).index, hi);
+      }
+    }
+  }
+}
+
+TEST_F(ReduceSemantics, ArgExtremaTiesAndNansInsideVectors) {
+  check_arg_extrema_with_ties<__half>("half");
+  check_arg_extrema_with_ties<__nv_bfloat16>("bfloat16");
+  check_arg_extrema_with_ties<float>("float");
+  check_arg_extrema_with_ties<double>("double");
+  check_arg_extrema_with_ties<std::int8_t>("int8");
+  check_arg_extrema_with_ties<std::uint16_t>("uint16");
 }
 
 TEST_F(ReduceSemantics, HalfSumsAccumulateInFloat) {
