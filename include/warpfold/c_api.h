@@ -49,7 +49,8 @@ enum warpfold_dtype {
   WARPFOLD_FLOAT16 = 8,
   WARPFOLD_BFLOAT16 = 9,
   WARPFOLD_FLOAT32 = 10,
-  WARPFOLD_FLOAT64 = 11
+  WARPFOLD_FLOAT64 = 11,
+  WARPFOLD_BOOL = 12 /* one byte, 0 or 1: the result of any, all and any_nonfinite */
 };
 
 enum warpfold_status {
@@ -90,6 +91,46 @@ enum warpfold_sum_mode {
 /* *out = the sum of in[0 .. n) in `mode`: a float for FLOAT16, BFLOAT16 and FLOAT32 input, a
  * double for FLOAT64; other dtypes are refused. */
 WARPFOLD_C_EXPORT int warpfold_sum_mode(int mode, int dtype, const void* in, int64_t n, void* out, void* stream);
+
+/* The statistics of <warpfold/statistics.hpp> and <warpfold/many.hpp> over whole contiguous
+ * arrays. Their result is FLOAT32 for FLOAT16, BFLOAT16 and FLOAT32 input and FLOAT64 for
+ * FLOAT64 input, except: count_nonzero gives INT64; any, all and any_nonfinite give BOOL.
+ * var_mean and std_mean give two values, the mean first, then the variance (or standard
+ * deviation), which divides by n - correction. */
+enum warpfold_statistic {
+  WARPFOLD_NORM_L1 = 0,
+  WARPFOLD_NORM_L2 = 1, /* never overflows or underflows when the norm is representable */
+  WARPFOLD_NORM_LINF = 2,
+  WARPFOLD_MEAN = 3,
+  WARPFOLD_VAR_MEAN = 4,
+  WARPFOLD_STD_MEAN = 5,
+  WARPFOLD_DOT = 6, /* of two arrays, x and y */
+  WARPFOLD_COUNT_NONZERO = 7, /* also of integers (and of bools, given as UINT8) */
+  WARPFOLD_ANY = 8,           /* also of integers */
+  WARPFOLD_ALL = 9,           /* also of integers */
+  WARPFOLD_ANY_NONFINITE = 10,
+  WARPFOLD_STAT_SUM = 11, /* sum, min and max as statistics: for warpfold_statistic_many only */
+  WARPFOLD_STAT_MIN = 12,
+  WARPFOLD_STAT_MAX = 13
+};
+
+/* The dtype of `statistic`'s result over `dtype` elements (a warpfold_dtype, BOOL included),
+ * or -1 when it does not take that type or either code is unknown. */
+WARPFOLD_C_EXPORT int warpfold_statistic_result_dtype(int statistic, int dtype);
+
+/* out = the statistic of x[0 .. n) (of the pairs x[i], y[i] for DOT; y is ignored otherwise):
+ * one value in device memory (two for VAR_MEAN and STD_MEAN). `correction` is used by
+ * VAR_MEAN and STD_MEAN only (1: unbiased, torch's default). */
+WARPFOLD_C_EXPORT int warpfold_statistic(int statistic, int dtype, const void* x, const void* y, int64_t n,
+                                         double correction, void* out, void* stream);
+
+/* Many arrays in one launch: for the `count` arrays arrays[i] of sizes[i] elements (both
+ * lists in host memory, the arrays on the device), per_array[i] = the statistic of array i and
+ * *combined = that of all their elements together; either output may be NULL, not both. Every
+ * statistic but DOT, COUNT_NONZERO, ANY and ALL; float dtypes. */
+WARPFOLD_C_EXPORT int warpfold_statistic_many(int statistic, int dtype, const void* const* arrays,
+                                              const int64_t* sizes, int64_t count, double correction,
+                                              void* per_array, void* combined, void* stream);
 
 /* A prepared axis reduction: the same call as warpfold_reduce_axes, with everything but the
  * pointers, the device and the stream checked and decided once. For callers that repeat a

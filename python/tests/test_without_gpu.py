@@ -3,7 +3,7 @@ and the error paths. Runs anywhere the C library is built (no GPU needed)."""
 import pytest
 
 import warpfold
-from warpfold import _library, _reductions, bench
+from warpfold import _library, _reductions, _statistics, bench
 
 
 @pytest.mark.parametrize("dim, axis, rank, expected", [
@@ -120,6 +120,61 @@ def test_plans_of_strided_views(extents, strides, axes, outputs):
 def test_one_stride_per_extent():
     with pytest.raises(ValueError, match="1 strides for 2 extents"):
         _library.PreparedAxes("sum", "float32", [3, 4], [1], [0])
+
+
+@pytest.mark.parametrize("statistic, dtype, result", [
+    ("norm_l2", "float16", "float32"), ("norm_l2", "bfloat16", "float32"), ("norm_l1", "float32", "float32"),
+    ("norm_linf", "float64", "float64"), ("dot", "bfloat16", "float32"), ("var_mean", "float64", "float64"),
+    ("count_nonzero", "int32", "int64"), ("count_nonzero", "float16", "int64"), ("any", "uint8", "bool"),
+    ("all", "int64", "bool"), ("any_nonfinite", "float32", "bool"), ("sum", "float16", "float32"),
+    ("mean", "int32", None), ("norm_l2", "int8", None), ("any_nonfinite", "uint16", None),
+])
+def test_statistic_result_types(statistic, dtype, result):
+    assert _library.statistic_result_dtype(statistic, dtype) == result
+
+
+def test_unknown_statistic_codes_are_refused():
+    lib = _library.library()
+    assert lib.warpfold_statistic_result_dtype(99, _library.DTYPES["float32"]) == -1
+    assert lib.warpfold_statistic_result_dtype(_library.STATISTICS["mean"], 42) == -1
+    # Refused before any CUDA call: the codes are checked first.
+    with pytest.raises(ValueError, match="unknown statistic code 99"):
+        _library.check(lib.warpfold_statistic(99, _library.DTYPES["float32"], None, None, 0, 1.0, None, None))
+    with pytest.raises(ValueError, match="mean needs a float dtype"):
+        _library.statistic("mean", "int32", None, None, 0, 1.0, None, None)
+    with pytest.raises(ValueError, match="dot has no many-array form"):
+        _library.statistic_many("dot", "float32", [], [], 1.0, None, None, None)
+    with pytest.raises(ValueError, match="a negative number of arrays"):
+        _library.check(lib.warpfold_statistic_many(_library.STATISTICS["norm_l2"], _library.DTYPES["float32"], None,
+                                                   None, -1, 1.0, None, None, None))
+
+
+@pytest.mark.parametrize("shape, strides, expected", [
+    ((3, 4), (4, 1), 12),                     # row-major
+    ((4, 3), (1, 4), 12),                     # a transpose fills the same block
+    ((2, 3, 5), (1, 10, 2), 30),              # a permutation
+    ((1, 4, 6), (999, 6, 1), 24),             # an extent-1 axis may have any stride
+    ((4, 6), (12, 2), None),                  # x[:, ::2]
+    ((4, 6), (8, 1), None),                   # x[:, :6] of a 4x8
+    ((4, 6), (0, 1), None),                   # a broadcast row
+    ((3, 3), (1, 1), None),                   # overlapping elements
+    ((0, 3), (7, 9), 0),                      # empty
+    ((), (), 1),                              # a scalar
+])
+def test_views_that_fill_a_block(shape, strides, expected):
+    assert _statistics.dense_elements(shape, strides) == expected
+
+
+@pytest.mark.parametrize("ord, statistic", [(1, "norm_l1"), (2, "norm_l2"), (2.0, "norm_l2"),
+                                            (float("inf"), "norm_linf")])
+def test_norm_orders(ord, statistic):
+    assert _statistics.norm_statistic(ord, "norm") == statistic
+
+
+@pytest.mark.parametrize("ord", [0, 3, -1, float("-inf"), "fro", None, True, [2]])
+def test_unsupported_norm_orders(ord):
+    with pytest.raises(ValueError, match="ord must be 1, 2 or inf"):
+        _statistics.norm_statistic(ord, "norm")
 
 
 def test_host_arrays_are_refused():

@@ -28,15 +28,26 @@ Conventions (torch's and NumPy's):
   x[::-1]) are refused with a ValueError.
 - out= (sum, prod, min, max) writes into the caller's C-contiguous array of the result's dtype
   and element count instead of making one (dtype= and keepdim do not apply then).
+- Statistics of whole arrays: norm (ord 1, 2 or inf; the L2 norm never overflows or
+  underflows when the norm is representable), dot, mean, var, std, var_mean, std_mean
+  (torch's correction, 1 by default: the unbiased variance; NumPy's ddof= is accepted too),
+  count_nonzero, any, all, any_nonfinite. Floats give float32 (float64 for float64 input).
+  Any view whose elements fill a block of memory (C-contiguous, transposed, permuted) is
+  read in place; sliced, stepped or broadcast views are refused.
+- Many arrays in one launch: foreach(statistic, arrays) gives the statistic of each array of
+  a list and of all of them together; foreach_norm(arrays) the per-array norms and the global
+  norm, as gradient clipping needs them.
 - Errors are exceptions with the library's message: TypeError (a CPU array, an unsupported
   dtype), IndexError (a dim out of range), ValueError (a bad argument), WarpfoldError (a CUDA
   failure).
 """
-from . import _reductions
+from . import _reductions, _statistics
 from ._library import WarpfoldError, library
 
 __all__ = ["sum", "prod", "min", "max", "argmin", "argmax", "bitwise_and", "bitwise_or", "bitwise_xor",
-           "reduce_segments", "segment_sum", "release_cached_memory", "WarpfoldError", "version"]
+           "reduce_segments", "segment_sum", "norm", "dot", "mean", "var", "std", "var_mean", "std_mean",
+           "count_nonzero", "any", "all", "any_nonfinite", "foreach", "foreach_norm", "release_cached_memory",
+           "WarpfoldError", "version"]
 
 
 def sum(x, dim=None, keepdim=False, dtype=None, *, axis=None, out=None, mode="default"):  # noqa: A001 (the name users expect)
@@ -107,6 +118,94 @@ def reduce_segments(x, offsets, op="sum"):
 def segment_sum(x, offsets):
     """reduce_segments(x, offsets, "sum")."""
     return _reductions.reduce_segments("sum", x, offsets, name="segment_sum")
+
+
+def norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, axis=None):
+    """The vector norm of the whole array (torch.linalg.vector_norm): ord 1 (sum |x|), 2
+    (sqrt(sum x^2), with no overflow or underflow when the norm is representable) or inf
+    (max |x|)."""
+    statistic = _statistics.norm_statistic(ord, "norm")
+    return _statistics.statistic(statistic, x, dim, keepdim, axis, dtype, name="norm")
+
+
+def dot(x, y):
+    """sum x[i] * y[i] of two 1-D contiguous float arrays of one dtype and length."""
+    return _statistics.dot(x, y)
+
+
+def mean(x, dim=None, keepdim=False, *, dtype=None, axis=None):
+    """The mean of the whole array (NaN for no elements)."""
+    return _statistics.statistic("mean", x, dim, keepdim, axis, dtype)
+
+
+def _correction(correction, ddof, name):
+    if ddof is None:
+        return correction
+    if correction != 1:
+        raise TypeError("warpfold." + name + ": give correction (torch) or ddof (NumPy), not both")
+    return ddof
+
+
+def var(x, dim=None, *, correction=1, keepdim=False, axis=None, ddof=None):
+    """The variance of the whole array in one pass (Welford and Chan, never E[x^2] - E[x]^2):
+    the sum of squared deviations divided by n - correction (1 by default, as torch: the
+    unbiased estimate; NumPy's ddof= is the same number, 0 by default there). NaN where
+    n - correction <= 0."""
+    return _statistics.statistic("var_mean", x, dim, keepdim, axis, None, _correction(correction, ddof, "var"),
+                                 name="var")[0]
+
+
+def std(x, dim=None, *, correction=1, keepdim=False, axis=None, ddof=None):
+    """The standard deviation of the whole array (as var)."""
+    return _statistics.statistic("std_mean", x, dim, keepdim, axis, None, _correction(correction, ddof, "std"),
+                                 name="std")[0]
+
+
+def var_mean(x, dim=None, *, correction=1, keepdim=False, axis=None, ddof=None):
+    """(variance, mean) of the whole array in one pass, as torch.var_mean."""
+    return _statistics.statistic("var_mean", x, dim, keepdim, axis, None, _correction(correction, ddof, "var_mean"),
+                                 name="var_mean")
+
+
+def std_mean(x, dim=None, *, correction=1, keepdim=False, axis=None, ddof=None):
+    """(standard deviation, mean) of the whole array in one pass, as torch.std_mean."""
+    return _statistics.statistic("std_mean", x, dim, keepdim, axis, None, _correction(correction, ddof, "std_mean"),
+                                 name="std_mean")
+
+
+def count_nonzero(x, dim=None, *, axis=None):
+    """The number of elements that are not zero (NaN counts, -0.0 does not), as int64."""
+    return _statistics.statistic("count_nonzero", x, dim, False, axis)
+
+
+def any(x, dim=None, keepdim=False, *, axis=None):  # noqa: A001
+    """Whether any element is not zero (False for no elements), as a bool."""
+    return _statistics.statistic("any", x, dim, keepdim, axis)
+
+
+def all(x, dim=None, keepdim=False, *, axis=None):  # noqa: A001
+    """Whether every element is not zero (True for no elements), as a bool."""
+    return _statistics.statistic("all", x, dim, keepdim, axis)
+
+
+def any_nonfinite(x):
+    """Whether any element is inf or NaN (the loss-scaling check), as a bool."""
+    return _statistics.statistic("any_nonfinite", x)
+
+
+def foreach(statistic, arrays, *, correction=1):
+    """A statistic of each array of a list, and of all their elements together, in one launch
+    whatever the list: returns (per_array, combined), a 1-D array of one value per array and a
+    0-d array. statistic: "sum", "min", "max", "norm_l1", "norm_l2", "norm_linf", "mean",
+    "var_mean", "std_mean" (then each is a pair (spread, mean)) or "any_nonfinite". The arrays
+    share one float dtype and device; each may have any size, 0 included."""
+    return _statistics.many(statistic, arrays, correction, name="foreach")
+
+
+def foreach_norm(arrays, ord=2):
+    """The norm of each array of a list and the norm of all of them together (the global norm
+    of gradient clipping), in one launch: (norms, total)."""
+    return _statistics.many(_statistics.norm_statistic(ord, "foreach_norm"), arrays, name="foreach_norm")
 
 
 def release_cached_memory():

@@ -16,7 +16,9 @@ DTYPES = {
     "uint8": 4, "uint16": 5, "uint32": 6, "uint64": 7,
     "float16": 8, "bfloat16": 9, "float32": 10, "float64": 11,
 }
+# ...and the names of every code a result may have (bool: any, all, any_nonfinite).
 DTYPE_NAMES = {code: name for name, code in DTYPES.items()}
+DTYPE_NAMES[12] = "bool"
 
 _STATUS = {1: ValueError, 2: RuntimeError, 3: RuntimeError}
 
@@ -62,6 +64,13 @@ def _load():
     lib.warpfold_reduce_segments.restype = c_int
     lib.warpfold_sum_mode.argtypes = [c_int, c_int, c_void_p, c_int64, c_void_p, c_void_p]
     lib.warpfold_sum_mode.restype = c_int
+    lib.warpfold_statistic_result_dtype.argtypes = [c_int, c_int]
+    lib.warpfold_statistic_result_dtype.restype = c_int
+    lib.warpfold_statistic.argtypes = [c_int, c_int, c_void_p, c_void_p, c_int64, ctypes.c_double, c_void_p, c_void_p]
+    lib.warpfold_statistic.restype = c_int
+    lib.warpfold_statistic_many.argtypes = [c_int, c_int, ctypes.POINTER(c_void_p), ctypes.POINTER(c_int64), c_int64,
+                                            ctypes.c_double, c_void_p, c_void_p, c_void_p]
+    lib.warpfold_statistic_many.restype = c_int
     lib.warpfold_plan_axes.argtypes = [c_int, c_int, c_int, ctypes.POINTER(c_int64), ctypes.POINTER(c_int64), c_int,
                                        ctypes.POINTER(c_int), ctypes.POINTER(c_int64)]
     lib.warpfold_plan_axes.restype = c_void_p
@@ -149,3 +158,26 @@ SUM_MODES = {"default": 0, "reproducible": 1, "exact": 2}
 
 def sum_mode(mode, dtype, ptr, n, out_ptr, stream):
     check(library().warpfold_sum_mode(SUM_MODES[mode], DTYPES[dtype], ptr, n, out_ptr, stream))
+
+
+# warpfold_statistic codes (c_api.h).
+STATISTICS = {"norm_l1": 0, "norm_l2": 1, "norm_linf": 2, "mean": 3, "var_mean": 4, "std_mean": 5, "dot": 6,
+              "count_nonzero": 7, "any": 8, "all": 9, "any_nonfinite": 10, "sum": 11, "min": 12, "max": 13}
+
+
+def statistic_result_dtype(statistic, dtype):
+    """The dtype name of `statistic` over `dtype` elements, or None if it does not take them."""
+    code = library().warpfold_statistic_result_dtype(STATISTICS[statistic], DTYPES[dtype])
+    return DTYPE_NAMES.get(code)
+
+
+def statistic(name, dtype, x_ptr, y_ptr, n, correction, out_ptr, stream):
+    check(library().warpfold_statistic(STATISTICS[name], DTYPES[dtype], x_ptr, y_ptr, n, correction, out_ptr, stream))
+
+
+def statistic_many(name, dtype, pointers, sizes, correction, per_array_ptr, combined_ptr, stream):
+    count = len(pointers)
+    c_pointers = (ctypes.c_void_p * max(count, 1))(*pointers)
+    c_sizes = (ctypes.c_int64 * max(count, 1))(*sizes)
+    check(library().warpfold_statistic_many(STATISTICS[name], DTYPES[dtype], c_pointers, c_sizes, count, correction,
+                                            per_array_ptr, combined_ptr, stream))

@@ -18,7 +18,9 @@
 
 #include "warpfold/axes.hpp"
 #include "warpfold/error.hpp"
+#include "warpfold/many.hpp"
 #include "warpfold/reduce.hpp"
+#include "warpfold/statistics.hpp"
 
 namespace {
 
@@ -37,6 +39,7 @@ constexpr int dtype_code() {
   else if constexpr (std::is_same_v<T, __half>) return WARPFOLD_FLOAT16;
   else if constexpr (std::is_same_v<T, __nv_bfloat16>) return WARPFOLD_BFLOAT16;
   else if constexpr (std::is_same_v<T, float>) return WARPFOLD_FLOAT32;
+  else if constexpr (std::is_same_v<T, bool>) return WARPFOLD_BOOL;
   else return WARPFOLD_FLOAT64;
 }
 
@@ -181,6 +184,82 @@ result_description result_of(int op, int dtype) {
 
 }  // namespace
 
+namespace {
+
+// The statistics of one whole array, or of many: a switch from the statistic code to the
+// templates of statistics.hpp and many.hpp, for element type T.
+
+constexpr bool is_statistic(int statistic) { return statistic >= WARPFOLD_NORM_L1 && statistic <= WARPFOLD_STAT_MAX; }
+
+// Calls visit(Stat) with the statistic's definition for T (var_mean and std_mean with
+// `correction`); false when the statistic does not take T.
+template <typename T, typename Visit>
+bool with_statistic(int statistic, double correction, Visit&& visit) {
+  namespace s = warpfold::stat;
+  if constexpr (warpfold::is_float_element_v<T>) {
+    switch (statistic) {
+      case WARPFOLD_NORM_L1: visit(s::norm_l1<T>{}); return true;
+      case WARPFOLD_NORM_L2: visit(s::norm_l2<T>{}); return true;
+      case WARPFOLD_NORM_LINF: visit(s::norm_linf<T>{}); return true;
+      case WARPFOLD_MEAN: visit(s::mean<T>{}); return true;
+      case WARPFOLD_VAR_MEAN: visit(s::var_mean<T>{correction, false}); return true;
+      case WARPFOLD_STD_MEAN: visit(s::var_mean<T>{correction, true}); return true;
+      case WARPFOLD_DOT: visit(s::dot<T>{}); return true;
+      case WARPFOLD_ANY_NONFINITE: visit(s::any_nonfinite<T>{}); return true;
+      case WARPFOLD_STAT_SUM: visit(s::sum<T>{}); return true;
+      case WARPFOLD_STAT_MIN: visit(s::min<T>{}); return true;
+      case WARPFOLD_STAT_MAX: visit(s::max<T>{}); return true;
+      default: break;
+    }
+  }
+  switch (statistic) {
+    case WARPFOLD_COUNT_NONZERO: visit(s::count_nonzero<T>{}); return true;
+    case WARPFOLD_ANY: visit(s::any<T>{}); return true;
+    case WARPFOLD_ALL: visit(s::all<T>{}); return true;
+    default: return false;
+  }
+}
+
+const char* statistic_name(int statistic) {
+  static const char* const names[] = {"norm_l1", "norm_l2", "norm_linf", "mean", "var_mean", "std_mean", "dot",
+                                      "count_nonzero", "any", "all", "any_nonfinite", "sum", "min", "max"};
+  return is_statistic(statistic) ? names[statistic] : "an unknown statistic";
+}
+
+std::string api_name(int statistic) { return std::string("warpfold::") + statistic_name(statistic); }
+
+std::string unsupported_statistic(int statistic, int dtype) {
+  if (!is_statistic(statistic)) return "warpfold: unknown statistic code " + std::to_string(statistic);
+  if (dtype < 0 || dtype > WARPFOLD_FLOAT64) return "warpfold: unknown dtype code " + std::to_string(dtype);
+  return std::string("warpfold: ") + statistic_name(statistic) + " needs a float dtype";
+}
+
+// What a statistic writes: mean_var<R> is two R's, the mean first.
+template <typename R>
+struct value_of {
+  using type = R;
+};
+template <typename R>
+struct value_of<warpfold::mean_var<R>> {
+  using type = R;
+};
+
+template <typename Stat>
+constexpr bool is_single_array_statistic = true;  // every statistic but sum, min and max
+template <typename T, typename Op>
+constexpr bool is_single_array_statistic<warpfold::stat::plain<T, Op>> = false;
+
+// dot and the counts have no many-array form: many.hpp takes the float statistics of one array.
+template <typename Stat, typename T>
+constexpr bool has_many_form() {
+  using s = Stat;
+  namespace st = warpfold::stat;
+  return warpfold::is_float_element_v<T> && !std::is_same_v<s, st::dot<T>> && !std::is_same_v<s, st::count_nonzero<T>> &&
+         !std::is_same_v<s, st::any<T>> && !std::is_same_v<s, st::all<T>>;
+}
+
+}  // namespace
+
 struct warpfold_plan {
   std::int64_t outputs = 0;
   // in, out, the output's capacity (checked against the outputs by the C++ API), stream
@@ -307,6 +386,71 @@ void warpfold_plan_destroy(warpfold_plan* plan) { delete plan; }
 int warpfold_release_cached_memory(void) {
   return guarded([] {
     warpfold::release_cached_memory();
+    return WARPFOLD_OK;
+  });
+}
+
+int warpfold_statistic_result_dtype(int statistic, int dtype) {
+  int code = -1;
+  with_element_type(dtype, [&](auto t) {
+    using T = decltype(t);
+    with_statistic<T>(statistic, 1, [&](auto stat) {
+      code = dtype_code<typename value_of<typename decltype(stat)::result>::type>();
+    });
+  });
+  return code;
+}
+
+int warpfold_statistic(int statistic, int dtype, const void* x, const void* y, int64_t n, double correction, void* out,
+                       void* stream) {
+  return guarded([&] {
+    bool ran = false;
+    with_element_type(dtype, [&](auto t) {
+      using T = decltype(t);
+      ran = with_statistic<T>(statistic, correction, [&](auto stat) {
+        using Stat = decltype(stat);
+        if constexpr (is_single_array_statistic<Stat>) {
+          const T* second = statistic == WARPFOLD_DOT ? static_cast<const T*>(y) : nullptr;
+          warpfold::detail::statistic_into(stat, static_cast<const T*>(x), second, n,
+                                           static_cast<typename Stat::result*>(out), as_stream(stream),
+                                           nullptr, api_name(statistic).c_str());
+        } else {
+          throw warpfold::invalid_argument(std::string("warpfold_statistic: ") + statistic_name(statistic) +
+                                           " of one array is warpfold_reduce_axes' op; the statistic is for "
+                                           "warpfold_statistic_many");
+        }
+      });
+    });
+    if (!ran) throw warpfold::invalid_argument(unsupported_statistic(statistic, dtype));
+    return WARPFOLD_OK;
+  });
+}
+
+int warpfold_statistic_many(int statistic, int dtype, const void* const* arrays, const int64_t* sizes, int64_t count,
+                            double correction, void* per_array, void* combined, void* stream) {
+  return guarded([&] {
+    if (count < 0) throw warpfold::invalid_argument("warpfold_statistic_many: a negative number of arrays");
+    if (count > 0 && (arrays == nullptr || sizes == nullptr))
+      throw warpfold::invalid_argument("warpfold_statistic_many: null array or size list");
+    bool ran = false;
+    with_element_type(dtype, [&](auto t) {
+      using T = decltype(t);
+      ran = with_statistic<T>(statistic, correction, [&](auto stat) {
+        using Stat = decltype(stat);
+        if constexpr (has_many_form<Stat, T>()) {
+          std::vector<warpfold::array_ref<T>> list(static_cast<std::size_t>(count));
+          for (std::int64_t i = 0; i < count; ++i) list[i] = {static_cast<const T*>(arrays[i]), sizes[i]};
+          using R = typename Stat::result;
+          warpfold::detail::many_into(stat, static_cast<const warpfold::array_ref<T>*>(nullptr), list.data(), count,
+                                      static_cast<R*>(per_array), static_cast<R*>(combined), nullptr,
+                                      as_stream(stream), nullptr, (api_name(statistic) + "_many").c_str());
+        } else {
+          throw warpfold::invalid_argument(std::string("warpfold_statistic_many: ") + statistic_name(statistic) +
+                                           " has no many-array form");
+        }
+      });
+    });
+    if (!ran) throw warpfold::invalid_argument(unsupported_statistic(statistic, dtype));
     return WARPFOLD_OK;
   });
 }
