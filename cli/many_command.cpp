@@ -18,6 +18,7 @@
 #include "bench/device.hpp"
 #include "bench/dtype.hpp"
 #include "bench/gpu.hpp"
+#include "bench/output.hpp"
 #include "ops_command.hpp"
 #include "warpfold/detail/buffer.hpp"
 #include "warpfold/error.hpp"
@@ -69,7 +70,7 @@ std::vector<named_list> standard_lists() {
 }
 
 void run_list(const named_list& list, const ops_options& o, double ceiling_gbps, double launch_us, const std::string& device,
-              cudaStream_t stream, std::ostream& csv, int& failures) {
+              cudaStream_t stream, bench::row_table& table, int& failures) {
   using T = float;
   // Arrays at 256-byte boundaries, as allocators place tensors.
   std::vector<std::int64_t> starts;
@@ -152,19 +153,19 @@ void run_list(const named_list& list, const ops_options& o, double ceiling_gbps,
       trials.push_back(timer.elapsed_us() / batch);
       verify();
     }
-    std::ostringstream row;
-    row << w.impl << "," << list.name << "," << A << "," << elements << ",";
+    using cell = bench::row_table::cell;
+    std::vector<cell> row = {w.impl, list.name, static_cast<std::int64_t>(A), elements};
     if (problem.empty()) {
       const double us = median(trials);
-      row << us << "," << bytes / (us * 1e3) << "," << ceiling_gbps << "," << limit_us << "," << us / limit_us << ",ok";
+      row.insert(row.end(), {us, bytes / (us * 1e3), ceiling_gbps, limit_us, us / limit_us, std::string("ok")});
       if (!o.quiet) std::cerr << "  " << list.name << " " << w.impl << ": " << us << " us (" << us / limit_us << "x the limit)\n";
-    } else {
-      row << ",," << ceiling_gbps << "," << limit_us << ",,wrong answer: " << problem;
+    } else {  // a wrong answer has no time
+      row.insert(row.end(), {cell{}, cell{}, ceiling_gbps, limit_us, cell{}, "wrong answer: " + problem});
       std::cerr << "  " << list.name << " " << w.impl << ": WRONG ANSWER: " << problem << "\n";
       ++failures;
     }
-    row << "," << device << "," << today() << "\n";
-    csv << row.str() << std::flush;
+    row.insert(row.end(), {device, today()});
+    table.add(row);
   }
 }
 
@@ -172,17 +173,18 @@ void run_list(const named_list& list, const ops_options& o, double ceiling_gbps,
 
 int run_many(const ops_options& o) {
   const bench::device_description device = bench::open_device(o.device);
-  std::ofstream file;
-  std::ostream& csv = csv_output(o.csv_path, file);
-  csv << "impl,list,arrays,elements,time_us,gbps,ceiling_gbps,limit_us,ratio_to_limit,check,device,date\n";
+  bench::row_table table({"impl", "list", "arrays", "elements", "time_us", "gbps", "ceiling_gbps", "limit_us",
+                          "ratio_to_limit", "check", "device", "date"},
+                         o.csv_path, o.json_path);
   cudaStream_t stream;
   WARPFOLD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const double ceiling = measure_ceiling_gbps(stream);
   const double launch_us = bench::measure_launch_floor(9, 1000, stream).time_us.median;
   if (!o.quiet) std::cerr << "read ceiling " << ceiling << " GB/s, one launch " << launch_us << " us\n";
   int failures = 0;
-  for (const named_list& list : standard_lists()) run_list(list, o, ceiling, launch_us, device.name, stream, csv, failures);
+  for (const named_list& list : standard_lists()) run_list(list, o, ceiling, launch_us, device.name, stream, table, failures);
   WARPFOLD_CUDA_CHECK(cudaStreamDestroy(stream));
+  table.finish();
   return failures > 0 ? 1 : 0;
 }
 

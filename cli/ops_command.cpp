@@ -20,19 +20,13 @@
 #include "bench/dtype_types.hpp"
 #include "bench/gpu.hpp"
 #include "bench/ops.hpp"
+#include "bench/output.hpp"
 #include "warpfold/detail/buffer.hpp"
 #include "warpfold/error.hpp"
 
 namespace warpfold::cli {
 
 namespace ops_detail {
-
-std::ostream& csv_output(const std::string& path, std::ofstream& file) {
-  if (path.empty()) return std::cout;
-  file.open(path);
-  if (!file) throw error("cannot open '" + path + "' for writing");
-  return file;
-}
 
 std::string today() {
   const std::time_t now = std::time(nullptr);
@@ -157,7 +151,8 @@ struct timing {
 
 template <typename T>
 void run_case(bench::dtype t, std::int64_t n, int offset, const std::vector<op_kind>& ops, const ops_options& o,
-              double ceiling_gbps, const std::string& device_name, cudaStream_t stream, std::ostream& csv, int& failures) {
+              double ceiling_gbps, const std::string& device_name, cudaStream_t stream, bench::row_table& table,
+              int& failures) {
   // Buffers: enough of them that back-to-back calls read cold data (together 4x an H100's L2 and
   // more), up to 16; small sizes stay in L2 for every implementation alike.
   const std::int64_t bytes = (n + offset) * std::int64_t(sizeof(T));
@@ -218,25 +213,26 @@ void run_case(bench::dtype t, std::int64_t n, int offset, const std::vector<op_k
         verify(c, last);
       }
     for (std::size_t c = 0; c < all.size(); ++c) {
-      std::ostringstream row;
-      row << all[c].impl << "," << bench::ops::name(op) << "," << bench::name(t) << "," << n << "," << offset << ",";
+      using cell = bench::row_table::cell;
+      std::vector<cell> row = {all[c].impl, std::string(bench::ops::name(op)), std::string(bench::name(t)), n,
+                               std::int64_t{offset}};
       if (result[c].problem.empty()) {
         const double us = median(trials[c]);
         const double gbps = double(n) * sizeof(T) * arrays / (us * 1e3);
-        row << us << "," << *std::min_element(trials[c].begin(), trials[c].end()) << ","
-            << *std::max_element(trials[c].begin(), trials[c].end()) << "," << gbps << "," << ceiling_gbps << ","
-            << 100.0 * gbps / ceiling_gbps << ",ok";
+        row.insert(row.end(), {us, *std::min_element(trials[c].begin(), trials[c].end()),
+                               *std::max_element(trials[c].begin(), trials[c].end()), gbps, ceiling_gbps,
+                               100.0 * gbps / ceiling_gbps, std::string("ok")});
         if (!o.quiet)
           std::cerr << "  " << bench::ops::name(op) << " " << bench::name(t) << " n=" << n << " +" << offset << " "
                     << all[c].impl << ": " << us << " us, " << 100.0 * gbps / ceiling_gbps << "% of the ceiling\n";
-      } else {
-        row << ",,,," << ceiling_gbps << ",," << "wrong answer: " << result[c].problem;
+      } else {  // a wrong answer has no time
+        row.insert(row.end(), {cell{}, cell{}, cell{}, cell{}, ceiling_gbps, cell{}, "wrong answer: " + result[c].problem});
         std::cerr << "  " << bench::ops::name(op) << " " << bench::name(t) << " n=" << n << " " << all[c].impl
                   << ": WRONG ANSWER: " << result[c].problem << "\n";
         if (all[c].impl == "warpfold") ++failures;
       }
-      row << "," << device_name << "," << today() << "\n";
-      csv << row.str() << std::flush;
+      row.insert(row.end(), {device_name, today()});
+      table.add(row);
     }
   }
 }
@@ -263,9 +259,9 @@ int run_ops(const ops_options& o) {
   if (sizes.empty())
     for (int e = 10; e <= 30; e += 2) sizes.push_back(std::int64_t{1} << e);
 
-  std::ofstream file;
-  std::ostream& csv = csv_output(o.csv_path, file);
-  csv << "impl,op,dtype,n,offset,time_us,min_us,max_us,gbps,ceiling_gbps,percent_of_ceiling,check,device,date\n";
+  bench::row_table table({"impl", "op", "dtype", "n", "offset", "time_us", "min_us", "max_us", "gbps", "ceiling_gbps",
+                          "percent_of_ceiling", "check", "device", "date"},
+                         o.csv_path, o.json_path);
   cudaStream_t stream;
   WARPFOLD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const double ceiling = measure_ceiling_gbps(stream);
@@ -278,10 +274,11 @@ int run_ops(const ops_options& o) {
       for (int offset : offsets)
         bench::visit_dtype(t, [&](auto tag) {
           using T = typename decltype(tag)::type;
-          if constexpr (!std::is_same_v<T, std::int32_t>) run_case<T>(t, n, offset, ops, o, ceiling, device.name, stream, csv, failures);
+          if constexpr (!std::is_same_v<T, std::int32_t>) run_case<T>(t, n, offset, ops, o, ceiling, device.name, stream, table, failures);
         });
     }
   WARPFOLD_CUDA_CHECK(cudaStreamDestroy(stream));
+  table.finish();
   if (failures > 0) std::cerr << "warpfold ops: " << failures << " wrong answers from warpfold\n";
   return failures > 0 ? 1 : 0;
 }

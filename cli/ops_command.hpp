@@ -28,8 +28,6 @@ int run_many(const ops_options& options);
 
 // Shared by the two commands (ops_command.cpp).
 namespace ops_detail {
-// The CSV goes to `path` (opened into `file`), or to stdout when path is empty.
-std::ostream& csv_output(const std::string& path, std::ofstream& file);
 std::string today();  // UTC, YYYY-MM-DD
 double median(std::vector<double> samples);
 double measure_ceiling_gbps(cudaStream_t stream);  // the read ceiling over 1 GiB, GB/s

@@ -402,6 +402,8 @@ command parse_command_line(int argc, const char* const* argv) {
       ->delimiter(',');
   ops->add_option("--trials", ops_opts.trials, "Timed trials per candidate (default 7).");
   ops->add_option("--csv", ops_opts.csv_path, "Write the CSV to FILE instead of stdout.")->type_name("FILE");
+  ops->add_option("--json", ops_opts.json_path, "Also write the rows to FILE as JSON (an array of objects).")
+      ->type_name("FILE");
   ops->add_option("--device", ops_opts.device, "CUDA device ordinal to run on.");
   ops->add_flag("-q,--quiet", ops_opts.quiet, "No progress on stderr.");
 
@@ -415,6 +417,8 @@ command parse_command_line(int argc, const char* const* argv) {
       "ratio_to_limit,check,device,date.");
   many->add_option("--trials", many_opts.trials, "Timed trials per candidate (default 7).");
   many->add_option("--csv", many_opts.csv_path, "Write the CSV to FILE instead of stdout.")->type_name("FILE");
+  many->add_option("--json", many_opts.json_path, "Also write the rows to FILE as JSON (an array of objects).")
+      ->type_name("FILE");
   many->add_option("--device", many_opts.device, "CUDA device ordinal to run on.");
   many->add_flag("-q,--quiet", many_opts.quiet, "No progress on stderr.");
 

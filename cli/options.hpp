@@ -60,6 +60,7 @@ struct ops_options {
   int trials = 7;
   int device = 0;
   std::string csv_path;
+  std::string json_path;
   bool quiet = false;
 };
 

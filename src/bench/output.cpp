@@ -4,7 +4,11 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <iostream>
 #include <ostream>
+#include <sstream>
+#include <type_traits>
+#include <utility>
 
 #include "bench/statistics.hpp"
 #include "warpfold/error.hpp"
@@ -276,6 +280,59 @@ void write_json_file(const std::string& path, const run_record& run) {
 }
 void write_counters_csv_file(const std::string& path, const std::vector<step_counters>& rows) {
   write_file(path, [&](std::ostream& out) { write_counters_csv(out, rows); });
+}
+
+row_table::row_table(std::vector<std::string> columns, const std::string& csv_path, std::string json_path)
+    : columns_(std::move(columns)), csv_(&std::cout), json_path_(std::move(json_path)) {
+  if (!csv_path.empty()) {
+    file_.open(csv_path);
+    if (!file_) throw error("cannot open '" + csv_path + "' for writing");
+    csv_ = &file_;
+  }
+  if (!json_path_.empty()) {  // fail now, not after the run
+    std::ofstream probe(json_path_);
+    if (!probe) throw error("cannot open '" + json_path_ + "' for writing");
+  }
+  for (std::size_t i = 0; i < columns_.size(); ++i) *csv_ << (i ? "," : "") << columns_[i];
+  *csv_ << "\n" << std::flush;
+}
+
+void row_table::add(const std::vector<cell>& cells) {
+  if (cells.size() != columns_.size())
+    throw error("row_table: " + std::to_string(cells.size()) + " cells for " + std::to_string(columns_.size()) +
+                " columns");
+  std::ostringstream line;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (i) line << ',';
+    std::visit(
+        [&](const auto& v) {
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, std::string>) line << csv_escape(v);
+          else if constexpr (!std::is_same_v<V, std::monostate>) line << v;
+        },
+        cells[i]);
+  }
+  *csv_ << line.str() << '\n' << std::flush;
+  rows_.push_back(cells);
+}
+
+void row_table::finish() const {
+  if (json_path_.empty()) return;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const std::vector<cell>& cells : rows_) {
+    nlohmann::json object = nlohmann::json::object();
+    for (std::size_t i = 0; i < cells.size(); ++i)
+      std::visit(
+          [&](const auto& v) {
+            using V = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<V, std::monostate>) object[columns_[i]] = nullptr;
+            else if constexpr (std::is_same_v<V, double>) object[columns_[i]] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+            else object[columns_[i]] = v;
+          },
+          cells[i]);
+    rows.push_back(std::move(object));
+  }
+  write_file(json_path_, [&](std::ostream& out) { out << rows.dump(2) << '\n'; });
 }
 
 }  // namespace warpfold::bench

@@ -3,8 +3,11 @@
 // wrong answer is never reported as a time.
 #pragma once
 
+#include <cstdint>
+#include <fstream>
 #include <iosfwd>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "bench/measurement.hpp"
@@ -43,5 +46,28 @@ void write_random_axis_csv_file(const std::string& path, const std::vector<measu
 void write_segment_csv_file(const std::string& path, const std::vector<measurement>& rows);
 void write_json_file(const std::string& path, const run_record& run);
 void write_counters_csv_file(const std::string& path, const std::vector<step_counters>& rows);
+
+// A table of named columns for the commands that write their rows as they measure them
+// (warpfold ops, warpfold many): each row goes to the CSV at once (a file, or stdout), so a
+// long run shows progress and keeps what it measured if stopped; the JSON file (an array of
+// objects, one per row, numbers as numbers and missing cells as null) is written by finish().
+class row_table {
+ public:
+  // A cell: missing (a wrong answer's times), a number, a count, or text.
+  using cell = std::variant<std::monostate, double, std::int64_t, std::string>;
+
+  // csv_path "" writes the CSV to stdout; json_path "" writes no JSON. Throws warpfold::error
+  // when a file cannot be opened.
+  row_table(std::vector<std::string> columns, const std::string& csv_path, std::string json_path);
+  void add(const std::vector<cell>& cells);  // one cell per column, in order
+  void finish() const;
+
+ private:
+  std::vector<std::string> columns_;
+  std::ofstream file_;
+  std::ostream* csv_;
+  std::string json_path_;
+  std::vector<std::vector<cell>> rows_;
+};
 
 }  // namespace warpfold::bench

@@ -213,3 +213,33 @@ TEST(Files, UnwritablePathThrows) {
   std::getline(in, header);
   EXPECT_EQ(header.rfind("impl,dtype,n,bytes,", 0), 0u);
 }
+
+TEST(RowTable, CsvAsRowsComeAndJsonAtTheEnd) {
+  const std::string csv_path = ::testing::TempDir() + "/warpfold_row_table.csv";
+  const std::string json_path = ::testing::TempDir() + "/warpfold_row_table.json";
+  using cell = wb::row_table::cell;
+  {
+    wb::row_table table({"impl", "n", "time_us", "check"}, csv_path, json_path);
+    table.add({std::string("warpfold"), std::int64_t{1024}, 2.5, std::string("ok")});
+    table.add({std::string("cub"), std::int64_t{7}, cell{}, std::string("wrong answer: got 1, expected 2")});
+    EXPECT_THROW(table.add({std::string("short row")}), warpfold::error);
+    table.finish();
+  }
+  std::ifstream csv_in(csv_path);
+  std::stringstream csv_text;
+  csv_text << csv_in.rdbuf();
+  const auto rows = parse_csv(csv_text.str());
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"impl", "n", "time_us", "check"}));
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"warpfold", "1024", "2.5", "ok"}));
+  EXPECT_EQ(rows[2], (std::vector<std::string>{"cub", "7", "", "wrong answer: got 1, expected 2"}));  // quoted comma
+  std::ifstream json_in(json_path);
+  const nlohmann::json doc = nlohmann::json::parse(json_in);
+  ASSERT_TRUE(doc.is_array());
+  ASSERT_EQ(doc.size(), 2u);
+  EXPECT_EQ(doc[0]["impl"], "warpfold");
+  EXPECT_EQ(doc[0]["n"], 1024);
+  EXPECT_DOUBLE_EQ(doc[0]["time_us"].get<double>(), 2.5);
+  EXPECT_TRUE(doc[1]["time_us"].is_null()) << "a wrong answer has no time";
+  EXPECT_THROW(wb::row_table({"a"}, "", "/nonexistent-dir/x.json"), warpfold::error);
+}

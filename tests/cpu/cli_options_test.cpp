@@ -336,23 +336,26 @@ TEST(Options, OpsCommandDefaultsAndChoices) {
   EXPECT_FALSE(plain.ops.offsets_given);
   EXPECT_EQ(plain.ops.trials, 7);
   const wc::command chosen = wc::parse_command_line(
-      {"ops", "--op", "norm_l2,dot", "--dtype", "bf16", "--n", "2^20,1000", "--offset", "0,3", "--csv", "o.csv", "-q"});
+      {"ops", "--op", "norm_l2,dot", "--dtype", "bf16", "--n", "2^20,1000", "--offset", "0,3", "--csv", "o.csv", "--json",
+       "o.json", "-q"});
   EXPECT_EQ(chosen.ops.ops, (std::vector<std::string>{"norm_l2", "dot"}));
   EXPECT_EQ(chosen.ops.dtypes, (std::vector<std::string>{"bf16"}));
   EXPECT_EQ(chosen.ops.sizes, (std::vector<std::int64_t>{1 << 20, 1000}));
   EXPECT_EQ(chosen.ops.offsets, (std::vector<int>{0, 3}));
   EXPECT_TRUE(chosen.ops.offsets_given);
   EXPECT_EQ(chosen.ops.csv_path, "o.csv");
+  EXPECT_EQ(chosen.ops.json_path, "o.json");
   EXPECT_TRUE(chosen.ops.quiet);
   expect_usage_errors({{"ops", "--op", "median"}, {"ops", "--dtype", "i32"}, {"ops", "--dtype", "f8"},
                        {"ops", "--offset", "-1"}, {"ops", "--n", "0x"}});
 }
 
 TEST(Options, ManyCommand) {
-  const wc::command cmd = wc::parse_command_line({"many", "--trials", "3", "--csv", "m.csv"});
+  const wc::command cmd = wc::parse_command_line({"many", "--trials", "3", "--csv", "m.csv", "--json", "m.json"});
   EXPECT_EQ(cmd.kind, wc::command_kind::many);
   EXPECT_EQ(cmd.ops.trials, 3);
   EXPECT_EQ(cmd.ops.csv_path, "m.csv");
+  EXPECT_EQ(cmd.ops.json_path, "m.json");
   expect_usage_errors({{"many", "--op", "sum"}});
 }
 
