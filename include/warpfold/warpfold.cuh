@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "warpfold/accumulator.hpp"
+#include "warpfold/blocks/vector_fold.cuh"
 #include "warpfold/device/device_facts.hpp"
 #include "warpfold/device/dispatch.cuh"
 #include "warpfold/device/host_result.hpp"
@@ -52,6 +53,14 @@ struct with_index {
     return {static_cast<V>(x), index};
   }
 };
+
+}  // namespace detail
+
+// A widening keeps the order of values (blocks/vector_fold.cuh).
+template <typename V>
+struct blocks::keeps_value_order<detail::with_index<V>> : std::true_type {};
+
+namespace detail {
 
 // A user's op has no identity, so threads with no element carry an empty marker instead.
 template <typename Acc>

@@ -27,6 +27,8 @@ struct shift_index {
   template <typename T>
   WARPFOLD_DEVICE auto operator()(T x, std::int64_t i) const { return to_acc(x, i + first); }
 };
+template <typename ToAcc>
+struct keeps_value_order<shift_index<ToAcc>> : keeps_value_order<ToAcc> {};
 
 // Plain scalar grid-stride loop: thread `rank` of `count` visits rank, rank+count, ...
 template <typename Acc, typename T, typename Op>

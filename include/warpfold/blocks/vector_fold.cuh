@@ -16,7 +16,11 @@
 // the same value up to rounding, by a merge tree that is no deeper.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "warpfold/accumulator.hpp"
@@ -25,7 +29,13 @@
 
 namespace warpfold::blocks {
 
-// Whether item x beats the best so far for argmin (Max = false) or argmax (Max = true): a NaN
+// The low and high halves of a half2 or bfloat162.
+WARPFOLD_DEVICE __half low_half(__half2 p) { return __low2half(p); }
+WARPFOLD_DEVICE __half high_half(__half2 p) { return __high2half(p); }
+WARPFOLD_DEVICE __nv_bfloat16 low_half(__nv_bfloat162 p) { return __low2bfloat16(p); }
+WARPFOLD_DEVICE __nv_bfloat16 high_half(__nv_bfloat162 p) { return __high2bfloat16(p); }
+
+// Whether value x beats the best so far for argmin (Max = false) or argmax (Max = true): a NaN
 // beats every number, and among equals the earlier item stays.
 template <bool Max, typename V>
 WARPFOLD_DEVICE bool beats(V x, V best) {
@@ -34,22 +44,58 @@ WARPFOLD_DEVICE bool beats(V x, V best) {
   return Max ? best < x : x < best;
 }
 
+// Whether to_acc(x, i).value orders as x itself does (a plain widening, with or without an
+// index shift): then the best of a vector's items can be found on the items, two halves at a
+// time. warpfold.cuh and thread_reduce.cuh say which converters do.
+template <typename ToAcc>
+struct keeps_value_order : std::false_type {};
+
+// The best value among a vector's items (NaN if any is NaN), as to_acc's value type.
+template <bool Max, typename Item, int K, typename ToAcc>
+WARPFOLD_DEVICE auto best_value(const Item (&items)[K], std::int64_t first, ToAcc to_acc) {
+  constexpr bool packed = (std::is_same_v<Item, __half> || std::is_same_v<Item, __nv_bfloat16>) && K % 2 == 0 &&
+                          keeps_value_order<ToAcc>::value;
+  if constexpr (packed) {
+    // One min.NaN (max.NaN) of two halves at a time: K / 2 instructions for K items.
+    using Pair = std::conditional_t<std::is_same_v<Item, __half>, __half2, __nv_bfloat162>;
+    Pair pairs[K / 2];
+    memcpy(pairs, items, sizeof(pairs));
+    Pair m = pairs[0];
+#pragma unroll
+    for (int j = 1; j < K / 2; ++j) m = Max ? __hmax2_nan(m, pairs[j]) : __hmin2_nan(m, pairs[j]);
+    const Item b = Max ? __hmax_nan(low_half(m), high_half(m))
+                       : __hmin_nan(low_half(m), high_half(m));
+    return to_acc(b, first).value;
+  } else {
+    auto best = to_acc(items[0], first).value;
+#pragma unroll
+    for (int k = 1; k < K; ++k) {
+      const auto x = to_acc(items[k], first + k).value;
+      if (Max ? (best < x || detail::is_nan(x)) : (x < best || detail::is_nan(x))) best = x;
+    }
+    return best;
+  }
+}
+
 // acc = op(acc, to_acc(items[k], first + k)) for k = 0 .. K-1, in that order (or as if).
 template <typename Op, typename Acc, typename Item, int K, typename ToAcc>
 WARPFOLD_DEVICE Acc fold_vector_items(Op op, Acc acc, const Item (&items)[K], std::int64_t first, ToAcc to_acc) {
   if constexpr (is_arg_op_v<Op>) {
     constexpr bool is_max = std::is_same_v<Op, op::argmax>;
-    // Only the .value of to_acc's (value, index) is used here; the compiler drops the index.
-    // (The item itself is kept, not its position: items[best_k] would put the vector in
-    // local memory.)
-    auto best = to_acc(items[0], first).value;
-    Item best_item = items[0];
-    int best_k = 0;
+    // Only the .value of to_acc's (value, index) is used until the item is known; the compiler
+    // drops the index.
+    const auto best = best_value<is_max>(items, first, to_acc);
+    // An earlier item that this vector's best does not beat stays: after a thread's first few
+    // vectors this is nearly every vector, and costs one compare.
+    if (acc.index >= 0 && acc.index < first && !beats<is_max>(best, acc.value)) return acc;
+    // Otherwise the first item that holds the best value. (The item itself is kept, not its
+    // position: items[best_k] would put the vector in local memory.)
+    Item best_item = items[K - 1];
+    int best_k = K - 1;
 #pragma unroll
-    for (int k = 1; k < K; ++k) {
+    for (int k = K - 2; k >= 0; --k) {
       const auto x = to_acc(items[k], first + k).value;
-      if (beats<is_max>(x, best)) {
-        best = x;
+      if (x == best || (detail::is_nan(x) && detail::is_nan(best))) {
         best_item = items[k];
         best_k = k;
       }
