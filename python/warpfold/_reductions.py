@@ -309,10 +309,17 @@ def sum_in_mode(x, mode, dim, keepdim, dtype, axis):
     with arrays.on_device():
         result = arrays.empty((1,), arrays.dtype(result_type))
         _library.sum_mode(mode, info.dtype, arrays.ptr(), n, arrays.pointer(result), arrays.stream())
-        result = arrays.reshape(result, ())
-        if keepdim:
-            for a in range(rank):
-                result = arrays.unsqueeze(result, a)
-        if dtype is not None:
-            result = arrays.cast(result, dtype)
+        result = shaped_scalar(arrays, result, rank, keepdim, dtype)
     return arrays.finish(result)
+
+
+def shaped_scalar(arrays, result, rank, keepdim, dtype):
+    """A one-element result of a whole-array reduction as 0-d (all-ones of the input's rank
+    with keepdim), converted to dtype if given."""
+    result = arrays.reshape(result, ())
+    if keepdim:
+        for a in range(rank):
+            result = arrays.unsqueeze(result, a)
+    if dtype is not None:
+        result = arrays.cast(result, dtype)
+    return result

@@ -13,7 +13,7 @@ import math
 
 from . import _library
 from ._arrays import adapter_for
-from ._reductions import normalize_dims
+from ._reductions import normalize_dims, shaped_scalar
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 
@@ -61,16 +61,6 @@ def _result_type(statistic, info, name):
     return result
 
 
-def _shaped(arrays, result, rank, keepdim, dtype):
-    result = arrays.reshape(result, ())
-    if keepdim:
-        for a in range(rank):
-            result = arrays.unsqueeze(result, a)
-    if dtype is not None:
-        result = arrays.cast(result, dtype)
-    return result
-
-
 def statistic(statistic, x, dim=None, keepdim=False, axis=None, dtype=None, correction=1.0, name=None):
     """One statistic of a whole array: a 0-d result (all-ones with keepdim); for var_mean and
     std_mean a pair (variance or standard deviation, mean), as torch.var_mean gives."""
@@ -87,10 +77,10 @@ def statistic(statistic, x, dim=None, keepdim=False, axis=None, dtype=None, corr
         _library.statistic(statistic, info.dtype, ptr, None, n, float(correction), arrays.pointer(out),
                            arrays.stream())
         if pair:  # the library writes the mean first
-            spread = _shaped(arrays, out[1:], rank, keepdim, dtype)
-            mean = _shaped(arrays, out[:1], rank, keepdim, dtype)
+            spread = shaped_scalar(arrays, out[1:], rank, keepdim, dtype)
+            mean = shaped_scalar(arrays, out[:1], rank, keepdim, dtype)
             return arrays.finish(spread), arrays.finish(mean)
-        return arrays.finish(_shaped(arrays, out, rank, keepdim, dtype))
+        return arrays.finish(shaped_scalar(arrays, out, rank, keepdim, dtype))
 
 
 def dot(x, y):
