@@ -124,13 +124,16 @@ WARPFOLD_C_EXPORT int warpfold_statistic_result_dtype(int statistic, int dtype);
 WARPFOLD_C_EXPORT int warpfold_statistic(int statistic, int dtype, const void* x, const void* y, int64_t n,
                                          double correction, void* out, void* stream);
 
-/* Many arrays in one launch: for the `count` arrays arrays[i] of sizes[i] elements (both
- * lists in host memory, the arrays on the device), per_array[i] = the statistic of array i and
- * *combined = that of all their elements together; either output may be NULL, not both. Every
- * statistic but DOT, COUNT_NONZERO, ANY and ALL; float dtypes. */
+/* Many arrays in one launch: for the `count` arrays arrays[i] of sizes[i] elements (the lists
+ * in host memory, the arrays on the device), per_array[i] = the statistic of array i and
+ * *combined = that of all their elements together; either output may be NULL, not both.
+ * DOT takes the pairs arrays[i], second_arrays[i] (second_arrays is ignored otherwise; the
+ * combined result is the dot product of all pairs together). Every statistic, of float
+ * dtypes. */
 WARPFOLD_C_EXPORT int warpfold_statistic_many(int statistic, int dtype, const void* const* arrays,
-                                              const int64_t* sizes, int64_t count, double correction,
-                                              void* per_array, void* combined, void* stream);
+                                              const void* const* second_arrays, const int64_t* sizes,
+                                              int64_t count, double correction, void* per_array, void* combined,
+                                              void* stream);
 
 /* A prepared axis reduction: the same call as warpfold_reduce_axes, with everything but the
  * pointers, the device and the stream checked and decided once. For callers that repeat a

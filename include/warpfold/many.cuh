@@ -22,29 +22,33 @@
 namespace warpfold::detail {
 
 // A host list is checked entry by entry. Asking the driver about every pointer would cost
-// 0.06 us each, so an entry inside the allocation that the previous check found is not asked
+// 0.06 us each, so a pointer inside the allocation that the previous check found is not asked
 // about again (parameters of a model mostly share a few large allocations).
-template <typename T>
-void require_device_arrays(const array_ref<T>* list, std::int64_t count, const char* api, int device) {
+template <typename T, typename Entry>
+void require_device_arrays(const Entry* list, std::int64_t count, const char* api, int device) {
   address_range known;
   auto which = [](std::int64_t a) { return "array " + std::to_string(a) + " of the list"; };  // only for errors
+  auto check = [&](const T* data, std::int64_t a, std::size_t bytes) {
+    if (known.holds(data, bytes)) return;
+    const pointer_facts facts = facts_of_pointer(data);
+    if (!facts.managed && (!facts.device_memory || facts.device != device)) require_device_memory(data, which(a), api, device);
+    known = allocation_of(data);
+  };
   for (std::int64_t a = 0; a < count; ++a) {
-    const array_ref<T>& entry = list[a];
+    const Entry& entry = list[a];
     if (entry.size < 0)
       throw invalid_argument(std::string(api) + ": " + which(a) + " has a negative size, " + std::to_string(entry.size));
     if (entry.size == 0) continue;
-    if (entry.data == nullptr)
+    if (many::lacks_data(entry))
       throw invalid_argument(std::string(api) + ": " + which(a) + " is null but has " + std::to_string(entry.size) + " elements");
     const std::size_t bytes = static_cast<std::size_t>(entry.size) * sizeof(T);
-    if (known.holds(entry.data, bytes)) continue;
-    const pointer_facts facts = facts_of_pointer(entry.data);
-    if (!facts.managed && (!facts.device_memory || facts.device != device)) require_device_memory(entry.data, which(a), api, device);
-    known = allocation_of(entry.data);
+    check(many::first_data(entry), a, bytes);
+    if (const T* second = many::second_data(entry)) check(second, a, bytes);
   }
 }
 
 template <typename Stat, typename T>
-void many_into(const Stat& stat, const array_ref<T>* d_list, const array_ref<T>* h_list, std::int64_t count,
+void many_into(const Stat& stat, const many_entry_t<Stat, T>* d_list, const many_entry_t<Stat, T>* h_list, std::int64_t count,
                typename Stat::result* d_per_array, typename Stat::result* d_combined, std::int64_t* d_status,
                cudaStream_t stream, const scratch_space* scratch, const char* api) {
   using Acc = typename Stat::accumulator;
@@ -58,26 +62,27 @@ void many_into(const Stat& stat, const array_ref<T>* d_list, const array_ref<T>*
   require_caller_scratch(scratch, api, device);
   if (h_list != nullptr) {
     device::require_not_capturing(stream, api);  // the copy of the list would be captured from host memory
-    require_device_arrays(h_list, count, api, device);
+    require_device_arrays<T>(h_list, count, api, device);
   } else if (count > 0) {
     if (d_list == nullptr) throw invalid_argument(std::string(api) + ": the list of arrays is null but count = " + std::to_string(count));
     require_device_memory(d_list, "the list of arrays", api, device);
   }
 
   device::launcher l(device, stream, scratch);
-  auto kernel = many::many_kernel<Stat, T>;
+  using Entry = many_entry_t<Stat, T>;
+  auto kernel = many::many_kernel<Stat, T, Entry>;
   const std::int64_t grid = std::min<std::int64_t>(
       device::reduce_policy::max_grid,
       std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, many::many_block, device));
-  const many::layout layout = many::layout_for(count, grid, sizeof(Acc), sizeof(array_ref<T>));
+  const many::layout layout = many::layout_for(count, grid, sizeof(Acc), sizeof(Entry));
   l.with_scratch({1, count + 1, layout.bytes}, [&](const device::scratch_view& view) {
-    const array_ref<T>* list = d_list;
+    const Entry* list = d_list;
     if (h_list != nullptr && count > 0) {
-      auto* copy = reinterpret_cast<array_ref<T>*>(view.partials + layout.list_offset);
-      WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(copy, h_list, count * sizeof(array_ref<T>), cudaMemcpyHostToDevice, stream));
+      auto* copy = reinterpret_cast<Entry*>(view.partials + layout.list_offset);
+      WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(copy, h_list, count * sizeof(Entry), cudaMemcpyHostToDevice, stream));
       list = copy;
     }
-    blocks::launch_dependent(many::plan_kernel<T>, 1, many::plan_block, stream, list, layout, view.partials, d_status);
+    blocks::launch_dependent(many::plan_kernel<Entry>, 1, many::plan_block, stream, list, layout, view.partials, d_status);
     blocks::launch_dependent(kernel, static_cast<unsigned>(grid), many::many_block, stream, list, layout, stat, d_per_array,
                              d_combined, view);
   });
@@ -86,8 +91,8 @@ void many_into(const Stat& stat, const array_ref<T>* d_list, const array_ref<T>*
 }  // namespace warpfold::detail
 
 #define WARPFOLD_INSTANTIATE_MANY(Stat, T)                                                                               \
-  template void warpfold::detail::many_into<Stat, T>(const Stat&, const warpfold::array_ref<T>*,                        \
-                                                     const warpfold::array_ref<T>*, std::int64_t,                       \
+  template void warpfold::detail::many_into<Stat, T>(const Stat&, const warpfold::detail::many_entry_t<Stat, T>*,       \
+                                                     const warpfold::detail::many_entry_t<Stat, T>*, std::int64_t,      \
                                                      typename Stat::result*, typename Stat::result*, std::int64_t*,     \
                                                      cudaStream_t, const warpfold::scratch_space*, const char*);
 
@@ -100,4 +105,8 @@ void many_into(const Stat& stat, const array_ref<T>* d_list, const array_ref<T>*
   WARPFOLD_INSTANTIATE_MANY(warpfold::stat::norm_linf<T>, T)           \
   WARPFOLD_INSTANTIATE_MANY(warpfold::stat::mean<T>, T)                \
   WARPFOLD_INSTANTIATE_MANY(warpfold::stat::any_nonfinite<T>, T)       \
-  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::var_mean<T>, T)
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::var_mean<T>, T)            \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::dot<T>, T)                 \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::count_nonzero<T>, T)       \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::any<T>, T)                 \
+  WARPFOLD_INSTANTIATE_MANY(warpfold::stat::all<T>, T)

@@ -18,22 +18,6 @@
 
 namespace warpfold::detail {
 
-// Statistics of two arrays (dot) say so with `static constexpr bool reads_pairs = true`.
-template <typename Stat, typename = void>
-struct takes_pairs : std::false_type {};
-template <typename Stat>
-struct takes_pairs<Stat, std::enable_if_t<Stat::reads_pairs>> : std::true_type {};
-
-// The element step: element i (of one array, or the pair at i) becomes an accumulator.
-template <typename Stat>
-struct statistic_element {
-  Stat stat;
-  template <typename T>
-  WARPFOLD_DEVICE typename Stat::accumulator operator()(T x, std::int64_t) const { return stat.transform(x); }
-  template <typename T>
-  WARPFOLD_DEVICE typename Stat::accumulator operator()(T x, T y, std::int64_t) const { return stat.transform(x, y); }
-};
-
 // The store: the grid's total, finished.
 template <typename Stat>
 struct store_finished {

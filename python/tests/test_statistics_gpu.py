@@ -192,6 +192,30 @@ def test_foreach_norm_matches_one_norm_per_array():
             assert var == pytest.approx(a.var(ddof=1), rel=1e-4)
 
 
+def test_foreach_dot_and_counts():
+    torch = _torch()
+    g = numpy.random.default_rng(13)
+    sizes = [0, 1, 7, 256, 257, 70001] + [int(s) for s in g.integers(1, 20000, 20)]
+    xs = [torch.randn(s, device="cuda", dtype=torch.float64) for s in sizes]
+    ys = [torch.randn(s, device="cuda", dtype=torch.float64) for s in sizes]
+    per, total = warpfold.foreach_dot(xs, ys)
+    expected = [float(host(x) @ host(y)) for x, y in zip(xs, ys)]
+    for got, want, n in zip(host(per), expected, sizes):
+        assert abs(got - want) <= 1e-12 * (n + 1)
+    assert float(total) == pytest.approx(sum(expected), abs=1e-9)
+    with pytest.raises(ValueError, match="pair 1: x has 1 elements and y has 2"):
+        warpfold.foreach_dot(xs[:2], [ys[0], torch.randn(2, device="cuda", dtype=torch.float64)])
+    with pytest.raises(ValueError, match="2 x arrays and 1 y arrays"):
+        warpfold.foreach_dot(xs[:2], ys[:1])
+    flags = [torch.tensor(v, device="cuda", dtype=torch.float32) for v in ([0.0, 1.0, -0.0], [2.0], [], [0.0] * 5)]
+    counts, count_all = warpfold.foreach("count_nonzero", flags)
+    assert host(counts).tolist() == [1, 1, 0, 0] and int(count_all) == 2
+    anys, any_all = warpfold.foreach("any", flags)
+    assert host(anys).tolist() == [True, True, False, False] and bool(any_all)
+    alls, all_all = warpfold.foreach("all", flags)
+    assert host(alls).tolist() == [False, True, True, False] and not bool(all_all)
+
+
 def test_foreach_bad_arguments():
     torch = _torch()
     x = torch.randn(10, device="cuda")

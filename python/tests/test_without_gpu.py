@@ -142,11 +142,13 @@ def test_unknown_statistic_codes_are_refused():
         _library.check(lib.warpfold_statistic(99, _library.DTYPES["float32"], None, None, 0, 1.0, None, None))
     with pytest.raises(ValueError, match="mean needs a float dtype"):
         _library.statistic("mean", "int32", None, None, 0, 1.0, None, None)
-    with pytest.raises(ValueError, match="dot has no many-array form"):
-        _library.statistic_many("dot", "float32", [], [], 1.0, None, None, None)
+    with pytest.raises(ValueError, match="count_nonzero of many arrays takes float dtypes"):
+        _library.statistic_many("count_nonzero", "int32", [0], [0], 1.0, None, None, None)
+    with pytest.raises(ValueError, match="dot needs the list of second arrays"):
+        _library.statistic_many("dot", "float32", [0], [0], 1.0, None, None, None)
     with pytest.raises(ValueError, match="a negative number of arrays"):
         _library.check(lib.warpfold_statistic_many(_library.STATISTICS["norm_l2"], _library.DTYPES["float32"], None,
-                                                   None, -1, 1.0, None, None, None))
+                                                   None, None, -1, 1.0, None, None, None))
 
 
 @pytest.mark.parametrize("shape, strides, expected", [

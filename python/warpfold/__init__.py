@@ -36,7 +36,7 @@ Conventions (torch's and NumPy's):
   read in place; sliced, stepped or broadcast views are refused.
 - Many arrays in one launch: foreach(statistic, arrays) gives the statistic of each array of
   a list and of all of them together; foreach_norm(arrays) the per-array norms and the global
-  norm, as gradient clipping needs them.
+  norm, as gradient clipping needs them; foreach_dot(xs, ys) the dot product of each pair.
 - Errors are exceptions with the library's message: TypeError (a CPU array, an unsupported
   dtype), IndexError (a dim out of range), ValueError (a bad argument), WarpfoldError (a CUDA
   failure).
@@ -46,8 +46,8 @@ from ._library import WarpfoldError, library
 
 __all__ = ["sum", "prod", "min", "max", "argmin", "argmax", "bitwise_and", "bitwise_or", "bitwise_xor",
            "reduce_segments", "segment_sum", "norm", "dot", "mean", "var", "std", "var_mean", "std_mean",
-           "count_nonzero", "any", "all", "any_nonfinite", "foreach", "foreach_norm", "release_cached_memory",
-           "WarpfoldError", "version"]
+           "count_nonzero", "any", "all", "any_nonfinite", "foreach", "foreach_norm", "foreach_dot",
+           "release_cached_memory", "WarpfoldError", "version"]
 
 
 def sum(x, dim=None, keepdim=False, dtype=None, *, axis=None, out=None, mode="default"):  # noqa: A001 (the name users expect)
@@ -197,9 +197,16 @@ def foreach(statistic, arrays, *, correction=1):
     """A statistic of each array of a list, and of all their elements together, in one launch
     whatever the list: returns (per_array, combined), a 1-D array of one value per array and a
     0-d array. statistic: "sum", "min", "max", "norm_l1", "norm_l2", "norm_linf", "mean",
-    "var_mean", "std_mean" (then each is a pair (spread, mean)) or "any_nonfinite". The arrays
-    share one float dtype and device; each may have any size, 0 included."""
+    "var_mean", "std_mean" (then each is a pair (spread, mean)), "any_nonfinite",
+    "count_nonzero", "any" or "all". The arrays share one float dtype and device; each may
+    have any size, 0 included."""
     return _statistics.many(statistic, arrays, correction, name="foreach")
+
+
+def foreach_dot(xs, ys):
+    """The dot product of each pair xs[i], ys[i] (arrays of one size each) and of all pairs
+    together, in one launch: (per_pair, total)."""
+    return _statistics.many("dot", xs, name="foreach_dot", second=ys)
 
 
 def foreach_norm(arrays, ord=2):

@@ -68,8 +68,9 @@ def _load():
     lib.warpfold_statistic_result_dtype.restype = c_int
     lib.warpfold_statistic.argtypes = [c_int, c_int, c_void_p, c_void_p, c_int64, ctypes.c_double, c_void_p, c_void_p]
     lib.warpfold_statistic.restype = c_int
-    lib.warpfold_statistic_many.argtypes = [c_int, c_int, ctypes.POINTER(c_void_p), ctypes.POINTER(c_int64), c_int64,
-                                            ctypes.c_double, c_void_p, c_void_p, c_void_p]
+    lib.warpfold_statistic_many.argtypes = [c_int, c_int, ctypes.POINTER(c_void_p), ctypes.POINTER(c_void_p),
+                                            ctypes.POINTER(c_int64), c_int64, ctypes.c_double, c_void_p, c_void_p,
+                                            c_void_p]
     lib.warpfold_statistic_many.restype = c_int
     lib.warpfold_plan_axes.argtypes = [c_int, c_int, c_int, ctypes.POINTER(c_int64), ctypes.POINTER(c_int64), c_int,
                                        ctypes.POINTER(c_int), ctypes.POINTER(c_int64)]
@@ -175,9 +176,12 @@ def statistic(name, dtype, x_ptr, y_ptr, n, correction, out_ptr, stream):
     check(library().warpfold_statistic(STATISTICS[name], DTYPES[dtype], x_ptr, y_ptr, n, correction, out_ptr, stream))
 
 
-def statistic_many(name, dtype, pointers, sizes, correction, per_array_ptr, combined_ptr, stream):
+def statistic_many(name, dtype, pointers, sizes, correction, per_array_ptr, combined_ptr, stream,
+                   second_pointers=None):
+    """second_pointers: dot's y arrays, one per x in pointers."""
     count = len(pointers)
     c_pointers = (ctypes.c_void_p * max(count, 1))(*pointers)
+    c_second = None if second_pointers is None else (ctypes.c_void_p * max(count, 1))(*second_pointers)
     c_sizes = (ctypes.c_int64 * max(count, 1))(*sizes)
-    check(library().warpfold_statistic_many(STATISTICS[name], DTYPES[dtype], c_pointers, c_sizes, count, correction,
-                                            per_array_ptr, combined_ptr, stream))
+    check(library().warpfold_statistic_many(STATISTICS[name], DTYPES[dtype], c_pointers, c_second, c_sizes, count,
+                                            correction, per_array_ptr, combined_ptr, stream))

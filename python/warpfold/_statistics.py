@@ -119,24 +119,18 @@ def norm_statistic(ord, name):
     return chosen
 
 
-_MANY = ("sum", "min", "max", "norm_l1", "norm_l2", "norm_linf", "mean", "var_mean", "std_mean", "any_nonfinite")
+_MANY = ("sum", "min", "max", "norm_l1", "norm_l2", "norm_linf", "mean", "var_mean", "std_mean", "any_nonfinite",
+         "count_nonzero", "any", "all")
 
 
-def many(statistic, arrays, correction=1.0, name=None):
-    """`statistic` of each array in a list, and of all their elements together, in one launch
-    (two kernels, whatever the list): (per_array, combined). per_array is a 1-D array with one
-    value per array, combined a 0-d array; for var_mean and std_mean each is a pair
-    (variance or standard deviation, mean)."""
-    name = name or "many"
-    if statistic not in _MANY:
-        raise ValueError("warpfold." + name + ": statistic must be one of " + ", ".join(_MANY) + "; got " +
-                         repr(statistic))
+def _list_of(arrays, name, what="arrays"):
     if isinstance(arrays, (str, bytes)) or not hasattr(arrays, "__iter__"):
-        raise TypeError("warpfold." + name + ": expected a list of GPU arrays")
-    adapters = [adapter_for(a) for a in arrays]
-    if not adapters:
-        raise ValueError("warpfold." + name + ": the list is empty (its result would have no array kind or device)")
-    first = adapters[0].info
+        raise TypeError("warpfold." + name + ": expected a list of GPU " + what)
+    return [adapter_for(a) for a in arrays]
+
+
+def _pointers_and_sizes(adapters, first, name):
+    """Every array of a list as (pointer, n), checked to share the first one's dtype and device."""
     pointers, sizes = [], []
     for i, a in enumerate(adapters):
         info = a.info
@@ -149,6 +143,36 @@ def many(statistic, arrays, correction=1.0, name=None):
         ptr, n = _whole_array(a, name + " (array " + str(i) + ")")
         pointers.append(ptr)
         sizes.append(n)
+    return pointers, sizes
+
+
+def many(statistic, arrays, correction=1.0, name=None, second=None):
+    """`statistic` of each array in a list, and of all their elements together, in one launch
+    (two kernels, whatever the list): (per_array, combined). per_array is a 1-D array with one
+    value per array, combined a 0-d array; for var_mean and std_mean each is a pair
+    (variance or standard deviation, mean). For "dot", `second` is the list of y arrays, one
+    per array of `arrays` and of its size."""
+    name = name or "many"
+    allowed = _MANY if second is None else ("dot",)  # dot of lists: foreach_dot(xs, ys)
+    if statistic not in allowed:
+        raise ValueError("warpfold." + name + ": statistic must be one of " + ", ".join(allowed) + "; got " +
+                         repr(statistic))
+    adapters = _list_of(arrays, name)
+    if not adapters:
+        raise ValueError("warpfold." + name + ": the list is empty (its result would have no array kind or device)")
+    first = adapters[0].info
+    pointers, sizes = _pointers_and_sizes(adapters, first, name)
+    second_pointers = None
+    if statistic == "dot":
+        ys = _list_of(second, name)
+        if len(ys) != len(adapters):
+            raise ValueError("warpfold." + name + ": " + str(len(adapters)) + " x arrays and " + str(len(ys)) +
+                             " y arrays")
+        second_pointers, second_sizes = _pointers_and_sizes(ys, first, name + " (y)")
+        for i, (nx, ny) in enumerate(zip(sizes, second_sizes)):
+            if nx != ny:
+                raise ValueError("warpfold." + name + ": pair " + str(i) + ": x has " + str(nx) + " elements and y has " +
+                                 str(ny))
     result_type = _result_type(statistic, first, name)
     lead = adapters[0]
     count = len(adapters)
@@ -159,7 +183,7 @@ def many(statistic, arrays, correction=1.0, name=None):
         per_array_ptr = lead.pointer(out)
         combined_ptr = per_array_ptr + count * width * _itemsize(result_type)
         _library.statistic_many(statistic, first.dtype, pointers, sizes, float(correction), per_array_ptr,
-                                combined_ptr, lead.stream())
+                                combined_ptr, lead.stream(), second_pointers)
         if pair:  # mean first, then the spread
             return ((lead.finish(out[:count, 1]), lead.finish(out[:count, 0])),
                     (lead.finish(lead.reshape(out[count, 1:], ())), lead.finish(lead.reshape(out[count, :1], ()))))

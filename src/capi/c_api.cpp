@@ -249,13 +249,10 @@ constexpr bool is_single_array_statistic = true;  // every statistic but sum, mi
 template <typename T, typename Op>
 constexpr bool is_single_array_statistic<warpfold::stat::plain<T, Op>> = false;
 
-// dot and the counts have no many-array form: many.hpp takes the float statistics of one array.
+// The many-array forms take float arrays (many.hpp).
 template <typename Stat, typename T>
 constexpr bool has_many_form() {
-  using s = Stat;
-  namespace st = warpfold::stat;
-  return warpfold::is_float_element_v<T> && !std::is_same_v<s, st::dot<T>> && !std::is_same_v<s, st::count_nonzero<T>> &&
-         !std::is_same_v<s, st::any<T>> && !std::is_same_v<s, st::all<T>>;
+  return warpfold::is_float_element_v<T>;
 }
 
 }  // namespace
@@ -426,27 +423,36 @@ int warpfold_statistic(int statistic, int dtype, const void* x, const void* y, i
   });
 }
 
-int warpfold_statistic_many(int statistic, int dtype, const void* const* arrays, const int64_t* sizes, int64_t count,
-                            double correction, void* per_array, void* combined, void* stream) {
+int warpfold_statistic_many(int statistic, int dtype, const void* const* arrays, const void* const* second_arrays,
+                            const int64_t* sizes, int64_t count, double correction, void* per_array, void* combined,
+                            void* stream) {
   return guarded([&] {
     if (count < 0) throw warpfold::invalid_argument("warpfold_statistic_many: a negative number of arrays");
     if (count > 0 && (arrays == nullptr || sizes == nullptr))
       throw warpfold::invalid_argument("warpfold_statistic_many: null array or size list");
+    if (statistic == WARPFOLD_DOT && count > 0 && second_arrays == nullptr)
+      throw warpfold::invalid_argument("warpfold_statistic_many: dot needs the list of second arrays (y)");
     bool ran = false;
     with_element_type(dtype, [&](auto t) {
       using T = decltype(t);
       ran = with_statistic<T>(statistic, correction, [&](auto stat) {
         using Stat = decltype(stat);
         if constexpr (has_many_form<Stat, T>()) {
-          std::vector<warpfold::array_ref<T>> list(static_cast<std::size_t>(count));
-          for (std::int64_t i = 0; i < count; ++i) list[i] = {static_cast<const T*>(arrays[i]), sizes[i]};
+          using Entry = warpfold::detail::many_entry_t<Stat, T>;
+          std::vector<Entry> list(static_cast<std::size_t>(count));
+          for (std::int64_t i = 0; i < count; ++i) {
+            if constexpr (warpfold::detail::takes_pairs<Stat>::value)
+              list[i] = {static_cast<const T*>(arrays[i]), static_cast<const T*>(second_arrays[i]), sizes[i]};
+            else
+              list[i] = {static_cast<const T*>(arrays[i]), sizes[i]};
+          }
           using R = typename Stat::result;
-          warpfold::detail::many_into(stat, static_cast<const warpfold::array_ref<T>*>(nullptr), list.data(), count,
-                                      static_cast<R*>(per_array), static_cast<R*>(combined), nullptr,
-                                      as_stream(stream), nullptr, (api_name(statistic) + "_many").c_str());
+          warpfold::detail::many_into<Stat, T>(stat, nullptr, list.data(), count, static_cast<R*>(per_array),
+                                               static_cast<R*>(combined), nullptr, as_stream(stream), nullptr,
+                                               (api_name(statistic) + "_many").c_str());
         } else {
           throw warpfold::invalid_argument(std::string("warpfold_statistic_many: ") + statistic_name(statistic) +
-                                           " has no many-array form");
+                                           " of many arrays takes float dtypes");
         }
       });
     });

@@ -23,6 +23,28 @@ struct array_ref {
   std::int64_t size;
 };
 
+// A list entry of a statistic of two arrays (dot): x and y, of `size` elements each.
+template <typename T>
+struct array_pair_ref {
+  const T* x;
+  const T* y;
+  std::int64_t size;
+};
+
+// What the kernels need of an entry of either kind.
+template <typename T>
+WARPFOLD_HOST_DEVICE const T* first_data(const array_ref<T>& e) { return e.data; }
+template <typename T>
+WARPFOLD_HOST_DEVICE const T* second_data(const array_ref<T>&) { return nullptr; }
+template <typename T>
+WARPFOLD_HOST_DEVICE bool lacks_data(const array_ref<T>& e) { return e.data == nullptr; }
+template <typename T>
+WARPFOLD_HOST_DEVICE const T* first_data(const array_pair_ref<T>& e) { return e.x; }
+template <typename T>
+WARPFOLD_HOST_DEVICE const T* second_data(const array_pair_ref<T>& e) { return e.y; }
+template <typename T>
+WARPFOLD_HOST_DEVICE bool lacks_data(const array_pair_ref<T>& e) { return e.x == nullptr || e.y == nullptr; }
+
 // Where the launch keeps its plan and partial results in scratch memory, as element offsets
 // into the partials area (device/scratch.hpp), and its shape.
 struct layout {
@@ -34,7 +56,7 @@ struct layout {
   std::int64_t first_array_offset;  // int64 [G]: the first array with a piece in block b
   std::int64_t slots_offset;        // Acc [A + G]: the pieces' partial results
   std::int64_t totals_offset;       // Acc [A]: each array's accumulator, for the combined result
-  std::int64_t list_offset;         // array_ref [A]: a copy of a host list (host-list form only)
+  std::int64_t list_offset;         // entries [A]: a copy of a host list (host-list form only)
   std::int64_t bytes;
 };
 

@@ -15,9 +15,9 @@ namespace warpfold::many {
 
 inline constexpr int plan_block = 1024;
 
-template <typename T>
+template <typename Entry>
 __global__ void __launch_bounds__(plan_block)
-    plan_kernel(const array_ref<T>* list, layout l, unsigned char* partials, std::int64_t* status) {
+    plan_kernel(const Entry* list, layout l, unsigned char* partials, std::int64_t* status) {
   using scan = cub::BlockScan<long long, plan_block>;
   __shared__ typename scan::TempStorage scan_storage;
   __shared__ long long carry;
@@ -35,8 +35,8 @@ __global__ void __launch_bounds__(plan_block)
     const std::int64_t a = base + threadIdx.x;
     long long size = 0;
     if (a < A) {
-      const array_ref<T> entry = list[a];
-      if (entry.size < 0 || (entry.size > 0 && entry.data == nullptr)) atomicMin(&first_invalid, static_cast<unsigned long long>(a));
+      const Entry entry = list[a];
+      if (entry.size < 0 || (entry.size > 0 && lacks_data(entry))) atomicMin(&first_invalid, static_cast<unsigned long long>(a));
       size = entry.size > 0 ? entry.size : 0;
     }
     long long before, tile_total;

@@ -52,6 +52,25 @@ constexpr void check_float_statistic() {
                 "warpfold: norms, dot, mean, var_mean, std_mean and any_nonfinite take __half, __nv_bfloat16, float or double");
 }
 
+// Statistics of two arrays (dot) say so with `static constexpr bool reads_pairs = true`.
+template <typename Stat, typename = void>
+struct takes_pairs : std::false_type {};
+template <typename Stat>
+struct takes_pairs<Stat, std::enable_if_t<Stat::reads_pairs>> : std::true_type {};
+
+// The element step of a reduction kernel: element i (of one array, or the pair at i) becomes
+// an accumulator; the index is not needed.
+template <typename Stat>
+struct statistic_element {
+  Stat stat;
+  template <typename T>
+  WARPFOLD_HOST_DEVICE typename Stat::accumulator operator()(T x, std::int64_t) const { return stat.transform(x); }
+  template <typename T>
+  WARPFOLD_HOST_DEVICE typename Stat::accumulator operator()(T x, T y, std::int64_t) const {
+    return stat.transform(x, y);
+  }
+};
+
 }  // namespace detail
 
 namespace stat {

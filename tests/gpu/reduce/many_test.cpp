@@ -23,6 +23,12 @@ using namespace statistics_test;
 template <typename T>
 using R = warpfold::float_result_t<T>;
 
+std::vector<bool> download_bools(const bool* d, std::size_t n) {
+  std::vector<unsigned char> bytes(n);
+  WARPFOLD_TEST_CUDA(cudaMemcpy(bytes.data(), d, n, cudaMemcpyDeviceToHost));
+  return std::vector<bool>(bytes.begin(), bytes.end());
+}
+
 // One device allocation holding every array of a list (some share elements, some start
 // unaligned), plus the host copy to compute references from.
 template <typename T>
@@ -192,6 +198,105 @@ TYPED_TEST(ManyArrays, EmptyListsAndListsOfEmptyArrays) {
   for (R<T> v : download(per.data(), 4)) EXPECT_TRUE(std::isnan(to_real(v)));
 }
 
+// dot over a list of pairs: each pair's x and y from two allocations (y at other offsets),
+// against long double references, the combined result being the dot of all pairs together;
+// the device-list form gives the same bits as the host-list form.
+TYPED_TEST(ManyArrays, DotOfPairsMatchesTheReferences) {
+  using T = TypeParam;
+  for (const std::string kind : {"model", "small", "mix"}) {
+    SCOPED_TRACE(kind);
+    const std::vector<std::int64_t> sizes = list_sizes(kind, seed_for("dot-" + kind, 0));
+    list_data<T> xd = make_list<T>(sizes, seed_for("dot-x-" + kind, 1), value_mode::moderate);
+    list_data<T> yd = make_list<T>(sizes, seed_for("dot-y-" + kind, 2), value_mode::moderate);
+    const device_input<T> x_input(xd.values), y_input(yd.values);
+    xd.input = const_cast<device_input<T>*>(&x_input);
+    yd.input = const_cast<device_input<T>*>(&y_input);
+    const std::vector<warpfold::array_ref<T>> xs = xd.refs(), ys = yd.refs();
+    std::vector<warpfold::array_pair_ref<T>> pairs;
+    for (std::size_t a = 0; a < sizes.size(); ++a) pairs.push_back({xs[a].data, ys[a].data, sizes[a]});
+    const std::size_t A = sizes.size();
+    device_array<R<T>> per(A), all(1);
+    WARPFOLD_TEST_CUDA(cudaMemset(per.data(), 0xA5, per.bytes()));
+    warpfold::dot_many<T>(pairs, per.data(), all.data());
+    WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
+    const std::vector<R<T>> got = download(per.data(), A);
+    R<T> got_all;
+    copy_to_host(&got_all, all.data(), 1);
+    long double total = 0, total_magnitude = 0;
+    std::int64_t total_n = 0;
+    for (std::size_t a = 0; a < A; ++a) {
+      long double dot = 0, magnitude = 0;
+      for (std::int64_t i = 0; i < sizes[a]; ++i) {
+        const long double p = to_real(xd.values[xd.starts[a] + i]) * to_real(yd.values[yd.starts[a] + i]);
+        dot += p;
+        magnitude += std::fabs(p);
+      }
+      total += dot;
+      total_magnitude += magnitude;
+      total_n += sizes[a];
+      ASSERT_TRUE(near(to_real(got[a]), dot, sum_tolerance<R<T>>(sizes[a], magnitude), "dot"))
+          << "pair " << a << " of " << sizes[a] << " elements";
+    }
+    EXPECT_TRUE(near(to_real(got_all), total, sum_tolerance<R<T>>(total_n, total_magnitude), "combined dot"));
+    device_array<warpfold::array_pair_ref<T>> d_pairs(A);
+    copy_to_device(d_pairs.data(), pairs.data(), A);
+    device_array<R<T>> per_device(A);
+    device_array<std::int64_t> status(1);
+    warpfold::dot_many(d_pairs.data(), static_cast<std::int64_t>(A), per_device.data(), static_cast<R<T>*>(nullptr),
+                       nullptr, status.data());
+    WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
+    std::int64_t s;
+    copy_to_host(&s, status.data(), 1);
+    EXPECT_EQ(s, -1);
+    EXPECT_EQ(std::memcmp(download(per_device.data(), A).data(), got.data(), A * sizeof(R<T>)), 0);
+    EXPECT_TRUE(x_input.unchanged());
+    EXPECT_TRUE(y_input.unchanged());
+  }
+}
+
+// count_nonzero, any and all over a list with zeros, empty arrays, all-zero and all-nonzero
+// arrays: exact.
+TYPED_TEST(ManyArrays, CountsOfEveryArrayAreExact) {
+  using T = TypeParam;
+  std::mt19937_64 random(seed_for("many-counts", sizeof(T)));
+  std::vector<std::int64_t> sizes = list_sizes("mix", seed_for("many-counts-sizes", 0));
+  list_data<T> d = make_list<T>(sizes, seed_for("many-counts-values", 0), value_mode::moderate);
+  for (std::size_t a = 0; a < sizes.size(); ++a) {  // some arrays all zero, some with no zero, the rest mixed
+    const int kind = static_cast<int>(random() % 4);
+    for (std::int64_t i = 0; i < sizes[a]; ++i) {
+      const bool zero = kind == 0 || (kind >= 2 && random() % 3 == 0);
+      d.values[d.starts[a] + i] = from_double<T>(zero ? (random() % 2 ? 0.0 : -0.0) : 1.0 + double(random() % 7));
+    }
+  }
+  const device_input<T> input(d.values);
+  d.input = const_cast<device_input<T>*>(&input);
+  const auto list = d.refs();
+  const std::size_t A = sizes.size();
+  device_array<std::int64_t> counts(A), count_all(1);
+  device_array<bool> anys(A), any_all(1), alls(A), all_all(1);
+  warpfold::count_nonzero_many<T>(list, counts.data(), count_all.data());
+  warpfold::any_many<T>(list, anys.data(), any_all.data());
+  warpfold::all_many<T>(list, alls.data(), all_all.data());
+  WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
+  const std::vector<std::int64_t> got_counts = download(counts.data(), A);
+  const std::vector<bool> got_any = download_bools(anys.data(), A), got_all = download_bools(alls.data(), A);
+  std::int64_t total = 0, elements = 0;
+  for (std::size_t a = 0; a < A; ++a) {
+    std::int64_t nonzero = 0;
+    for (std::int64_t i = 0; i < sizes[a]; ++i) nonzero += to_real(d.values[d.starts[a] + i]) != 0;
+    EXPECT_EQ(got_counts[a], nonzero) << "array " << a;
+    EXPECT_EQ(got_any[a], nonzero > 0) << "array " << a;
+    EXPECT_EQ(got_all[a], nonzero == sizes[a]) << "array " << a;
+    total += nonzero;
+    elements += sizes[a];
+  }
+  std::int64_t combined;
+  copy_to_host(&combined, count_all.data(), 1);
+  EXPECT_EQ(combined, total);
+  EXPECT_EQ(download_bools(any_all.data(), 1)[0], total > 0);
+  EXPECT_EQ(download_bools(all_all.data(), 1)[0], total == elements);
+}
+
 // The device-list form, captured once and replayed with other lists of the same length.
 TYPED_TEST(ManyArrays, DeviceListInAGraph) {
   using T = TypeParam;
@@ -267,6 +372,11 @@ TEST(ManyArraysBadInput, ClearErrorsAndNothingWritten) {
   expect_error([&] { warpfold::norm_l2_many(list{{input.data(), 10}}, host.data(), all.data()); }, "not device memory");
   expect_error([&] { warpfold::norm_l2_many(static_cast<const warpfold::array_ref<float>*>(nullptr), 3, per.data(), all.data(), nullptr); },
                "list of arrays is null");
+  using pairs = std::vector<warpfold::array_pair_ref<float>>;
+  expect_error([&] { warpfold::dot_many(pairs{{input.data(), input.data(), 10}, {input.data(), nullptr, 5}}, per.data(), all.data()); },
+               "array 1 of the list is null");
+  expect_error([&] { warpfold::dot_many(pairs{{input.data(), host.data(), 10}}, per.data(), all.data()); },
+               "array 0 of the list is not device memory");
   std::vector<unsigned char> bytes(per.bytes() + all.bytes());
   WARPFOLD_TEST_CUDA(cudaMemcpy(bytes.data(), per.data(), per.bytes(), cudaMemcpyDeviceToHost));
   WARPFOLD_TEST_CUDA(cudaMemcpy(bytes.data() + per.bytes(), all.data(), all.bytes(), cudaMemcpyDeviceToHost));
