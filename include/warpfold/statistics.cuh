@@ -29,6 +29,10 @@ struct store_finished {
 template <typename Stat, typename T>
 void enqueue_statistic(const Stat& stat, const T* x, const T* y, std::int64_t n, typename Stat::result* out, int device,
                        cudaStream_t stream, const scratch_space* scratch) {
+  static_assert(!std::is_same_v<typename Stat::combine, op::combine_moments> ||
+                    blocks::makes_unit_moments<statistic_element<Stat>>::value,
+                "a statistic merged by combine_moments should say that its element step gives unit moments, so "
+                "that a thread folds each vector's moments at once (blocks/vector_fold.cuh)");
   device::launcher l(device, stream, scratch);
   device::launch_reduce_arrays<device::reduce_policy, typename Stat::accumulator, takes_pairs<Stat>::value>(
       x, y, n, typename Stat::combine{}, statistic_element<Stat>{stat}, store_finished<Stat>{stat, out}, l);

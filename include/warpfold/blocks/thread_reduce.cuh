@@ -29,6 +29,8 @@ struct shift_index {
 };
 template <typename ToAcc>
 struct keeps_value_order<shift_index<ToAcc>> : keeps_value_order<ToAcc> {};
+template <typename ToAcc>
+struct makes_unit_moments<shift_index<ToAcc>> : makes_unit_moments<ToAcc> {};
 
 // Plain scalar grid-stride loop: thread `rank` of `count` visits rank, rank+count, ...
 template <typename Acc, typename T, typename Op>

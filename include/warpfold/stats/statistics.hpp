@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "warpfold/accumulator.hpp"
+#include "warpfold/blocks/fold_traits.hpp"
 #include "warpfold/config.hpp"
 #include "warpfold/ops.hpp"
 #include "warpfold/stats/moments.hpp"
@@ -196,6 +197,14 @@ struct var_mean {
     return {a.count == 0 ? nan : a.mean, var};
   }
 };
+
+}  // namespace stat
+
+// var_mean's element step gives each element's own moments {1, x, 0} (blocks/fold_traits.hpp).
+template <typename T>
+struct blocks::makes_unit_moments<detail::statistic_element<stat::var_mean<T>>> : std::true_type {};
+
+namespace stat {
 
 // The number of elements that are not zero (NaN counts; -0.0 does not).
 template <typename T>

@@ -1,0 +1,21 @@
+// What a thread's fold may assume about the converter that turns an element into an
+// accumulator (blocks/vector_fold.cuh). Plain C++, so that the headers that define the
+// converters can say so without pulling in device code. Each is false unless a converter's
+// own header specializes it.
+#pragma once
+
+#include <type_traits>
+
+namespace warpfold::blocks {
+
+// to_acc(x, i).value orders as x itself does (a plain widening, with or without an index
+// shift): argmin/argmax may then find a vector's best value on the items themselves.
+template <typename ToAcc>
+struct keeps_value_order : std::false_type {};
+
+// to_acc(x, i) is the moments of the one element x, {1, x, 0}: var_mean may then compute a
+// vector's moments directly.
+template <typename ToAcc>
+struct makes_unit_moments : std::false_type {};
+
+}  // namespace warpfold::blocks
