@@ -15,9 +15,6 @@ from . import _library
 from ._arrays import adapter_for
 from ._reductions import normalize_dims, shaped_scalar
 
-_FLOATS = ("float16", "bfloat16", "float32", "float64")
-
-
 def dense_elements(shape, strides):
     """The number of elements when a view's elements fill a block of memory exactly, in some
     order of its axes (every element once, no gaps), starting at its first element; None when
