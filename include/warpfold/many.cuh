@@ -22,13 +22,14 @@
 namespace warpfold::detail {
 
 // A host list is checked entry by entry. Asking the driver about every pointer would cost
-// 0.06 us each, so a pointer inside the allocation that the previous check found is not asked
-// about again (parameters of a model mostly share a few large allocations).
+// 0.06 us each, so a pointer inside the allocation that the previous check of the same side
+// found is not asked about again (parameters of a model mostly share a few large allocations;
+// a dot's x and y usually lie in two, so each side remembers its own).
 template <typename T, typename Entry>
 void require_device_arrays(const Entry* list, std::int64_t count, const char* api, int device) {
-  address_range known;
+  address_range known_first, known_second;
   auto which = [](std::int64_t a) { return "array " + std::to_string(a) + " of the list"; };  // only for errors
-  auto check = [&](const T* data, std::int64_t a, std::size_t bytes) {
+  auto check = [&](const T* data, std::int64_t a, std::size_t bytes, address_range& known) {
     if (known.holds(data, bytes)) return;
     const pointer_facts facts = facts_of_pointer(data);
     if (!facts.managed && (!facts.device_memory || facts.device != device)) require_device_memory(data, which(a), api, device);
@@ -42,8 +43,8 @@ void require_device_arrays(const Entry* list, std::int64_t count, const char* ap
     if (many::lacks_data(entry))
       throw invalid_argument(std::string(api) + ": " + which(a) + " is null but has " + std::to_string(entry.size) + " elements");
     const std::size_t bytes = static_cast<std::size_t>(entry.size) * sizeof(T);
-    check(many::first_data(entry), a, bytes);
-    if (const T* second = many::second_data(entry)) check(second, a, bytes);
+    check(many::first_data(entry), a, bytes, known_first);
+    if (const T* second = many::second_data(entry)) check(second, a, bytes, known_second);
   }
 }
 

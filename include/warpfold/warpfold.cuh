@@ -17,7 +17,7 @@
 #include <type_traits>
 
 #include "warpfold/accumulator.hpp"
-#include "warpfold/blocks/vector_fold.cuh"
+#include "warpfold/blocks/fold_traits.hpp"
 #include "warpfold/device/device_facts.hpp"
 #include "warpfold/device/dispatch.cuh"
 #include "warpfold/device/host_result.hpp"
@@ -56,7 +56,7 @@ struct with_index {
 
 }  // namespace detail
 
-// A widening keeps the order of values (blocks/vector_fold.cuh).
+// A widening keeps the order of values (blocks/fold_traits.hpp).
 template <typename V>
 struct blocks::keeps_value_order<detail::with_index<V>> : std::true_type {};
 

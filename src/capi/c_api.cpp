@@ -249,12 +249,6 @@ constexpr bool is_single_array_statistic = true;  // every statistic but sum, mi
 template <typename T, typename Op>
 constexpr bool is_single_array_statistic<warpfold::stat::plain<T, Op>> = false;
 
-// The many-array forms take float arrays (many.hpp).
-template <typename Stat, typename T>
-constexpr bool has_many_form() {
-  return warpfold::is_float_element_v<T>;
-}
-
 }  // namespace
 
 struct warpfold_plan {
@@ -437,7 +431,7 @@ int warpfold_statistic_many(int statistic, int dtype, const void* const* arrays,
       using T = decltype(t);
       ran = with_statistic<T>(statistic, correction, [&](auto stat) {
         using Stat = decltype(stat);
-        if constexpr (has_many_form<Stat, T>()) {
+        if constexpr (warpfold::is_float_element_v<T>) {  // the many-array forms take float arrays (many.hpp)
           using Entry = warpfold::detail::many_entry_t<Stat, T>;
           std::vector<Entry> list(static_cast<std::size_t>(count));
           for (std::int64_t i = 0; i < count; ++i) {
