@@ -76,7 +76,7 @@ WARPFOLD_DEVICE Acc thread_reduce_vectorized(const T* in, std::int64_t n, std::i
 }
 
 // The same loop over two arrays read side by side: to_acc(x[i], y[i], i) is what element i
-// contributes (a dot product's x[i] * y[i]). x's body starts on a 128-byte line. When both
+// contributes (a dot product's x[i] * y[i]). x's body starts on a 512-byte boundary. When both
 // arrays sit at the same offset from a 16-byte boundary (two cudaMalloc'd arrays, or one offset into each), both are read as 16-byte
 // vectors. Otherwise x is read as vectors and y one element at a time: each warp instruction
 // still reads whole 32-byte sectors that the next three reuse from L1, but issues four times as
@@ -86,7 +86,7 @@ WARPFOLD_DEVICE Acc thread_reduce_pairs_vectorized(const T* x, const T* y, std::
                                                    std::int64_t count, Op op, Acc acc, ToAcc to_acc) {
   const Load load;
   constexpr int per_vector = vector16<T>::size;
-  const aligned_split split = split_at_alignment(x, n, 128);  // x's body on whole lines (reduce_input.cuh)
+  const aligned_split split = split_at_alignment(x, n, stream_body_alignment);  // load.cuh says why
   for (std::int64_t i = rank; i < split.head; i += count) acc = op(acc, to_acc(x[i], y[i], i));
 
   const T* x_body = x + split.head;

@@ -16,13 +16,13 @@ struct one_array {
   const T* in;
   std::int64_t n;
 
-  // to_acc(x, i) is what element i contributes. The vector body starts on a 128-byte line, so
-  // that a warp's round of 16-byte loads covers four whole lines, not parts of five: H100,
-  // 2026-11-23, f32 sums of 2^30 elements one element past a line ran at 91% of the read
-  // ceiling with the body on 16-byte boundaries.
+  // to_acc(x, i) is what element i contributes. The vector body starts on a 512-byte boundary
+  // (blocks/load.cuh, stream_body_alignment), so that a misaligned input streams as fast as an
+  // aligned one.
   template <int Unroll, typename Load, typename Acc, typename Op, typename ToAcc>
   WARPFOLD_DEVICE Acc fold(std::int64_t rank, std::int64_t count, Op op, Acc acc, ToAcc to_acc) const {
-    return blocks::thread_reduce_vectorized<Unroll, Load, 128>(in, n, rank, count, op, acc, to_acc);
+    return blocks::thread_reduce_vectorized<Unroll, Load, blocks::stream_body_alignment>(in, n, rank, count, op, acc,
+                                                                                          to_acc);
   }
 };
 

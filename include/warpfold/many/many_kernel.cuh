@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(many_block)
     for (int i = 0; i < count; ++i) {
       const piece<T> p = pieces[i];
       if (!read_by_block<T>(p.length, end - begin)) continue;
-      Acc acc = fold_piece<block_loads_in_flight, 128>(p, threadIdx.x, many_block, op, to_acc);
+      Acc acc = fold_piece<block_loads_in_flight, blocks::stream_body_alignment>(p, threadIdx.x, many_block, op, to_acc);
       acc = blocks::block_reduce(acc, op);
       if (threadIdx.x == 0) {
         values[i] = acc;
