@@ -18,4 +18,9 @@ struct keeps_value_order : std::false_type {};
 template <typename ToAcc>
 struct makes_unit_moments : std::false_type {};
 
+// to_acc(x, i) is x widened (half -> float, float -> double), nothing else: min and max may
+// then compare the items themselves before one of them is widened.
+template <typename ToAcc>
+struct only_widens : std::false_type {};
+
 }  // namespace warpfold::blocks

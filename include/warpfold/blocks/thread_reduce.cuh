@@ -18,6 +18,9 @@ struct convert_to {
   WARPFOLD_DEVICE Acc operator()(T x, std::int64_t /*index*/) const { return static_cast<Acc>(x); }
 };
 
+template <typename Acc>
+struct only_widens<convert_to<Acc>> : std::true_type {};
+
 // Element i of a piece is element i + first of the whole it belongs to: argmin/argmax count in
 // the output's elements (an axis output's reduced elements, a segment), not in the piece.
 template <typename ToAcc>
@@ -31,6 +34,8 @@ template <typename ToAcc>
 struct keeps_value_order<shift_index<ToAcc>> : keeps_value_order<ToAcc> {};
 template <typename ToAcc>
 struct makes_unit_moments<shift_index<ToAcc>> : makes_unit_moments<ToAcc> {};
+template <typename ToAcc>
+struct only_widens<shift_index<ToAcc>> : only_widens<ToAcc> {};
 
 // Plain scalar grid-stride loop: thread `rank` of `count` visits rank, rank+count, ...
 template <typename Acc, typename T, typename Op>

@@ -204,6 +204,10 @@ struct var_mean {
 template <typename T>
 struct blocks::makes_unit_moments<detail::statistic_element<stat::var_mean<T>>> : std::true_type {};
 
+// min and max's element step only widens.
+template <typename T, typename Op>
+struct blocks::only_widens<detail::statistic_element<stat::plain<T, Op>>> : std::true_type {};
+
 namespace stat {
 
 // The number of elements that are not zero (NaN counts; -0.0 does not).

@@ -90,10 +90,11 @@ TEST_F(ReduceSemantics, TiesGiveTheFirstIndexAcrossBlocks) {
 
 // A thread finds the best item of each 16-byte vector before it meets the op
 // (blocks/vector_fold.cuh): ties and NaNs inside one vector, at every position and every
-// alignment of the pointer, must still give the first index. Few distinct values make ties
-// everywhere; NaNs are sprinkled in for float types.
+// alignment of the pointer, must still give the first index, and min and max the extreme
+// value, or NaN. Few distinct values make ties everywhere; NaNs are sprinkled in for float
+// types.
 template <typename T>
-void check_arg_extrema_with_ties(const char* type) {
+void check_extrema_with_ties(const char* type) {
   SCOPED_TRACE(type);
   std::mt19937_64 random(seed_for("vector ties", sizeof(T)));
   const bool floats = !std::is_integral_v<T>;
@@ -120,22 +121,33 @@ void check_arg_extrema_with_ties(const char* type) {
           if (lo < 0 || x < warpfold_test::to_real(values[offset + lo])) lo = i;
           if (hi < 0 || x > warpfold_test::to_real(values[offset + hi])) hi = i;
         }
+        // (Every element may be NaN: then there is no smallest, and none is needed.)
+        const long double smallest = lo >= 0 ? warpfold_test::to_real(values[offset + lo]) : 0;
+        const long double largest = hi >= 0 ? warpfold_test::to_real(values[offset + hi]) : 0;
         if (first_nan >= 0) lo = hi = first_nan;
         const device_input<T> input(values);
         EXPECT_EQ(warpfold::argmin(input.data() + offset, n).index, lo);
         EXPECT_EQ(warpfold::argmax(input.data() + offset, n).index, hi);
+        const long double min = warpfold::min(input.data() + offset, n);
+        const long double max = warpfold::max(input.data() + offset, n);
+        if (first_nan >= 0) {
+          EXPECT_TRUE(std::isnan(min) && std::isnan(max)) << "min " << min << ", max " << max;
+        } else {
+          EXPECT_EQ(min, smallest);
+          EXPECT_EQ(max, largest);
+        }
       }
     }
   }
 }
 
-TEST_F(ReduceSemantics, ArgExtremaTiesAndNansInsideVectors) {
-  check_arg_extrema_with_ties<__half>("half");
-  check_arg_extrema_with_ties<__nv_bfloat16>("bfloat16");
-  check_arg_extrema_with_ties<float>("float");
-  check_arg_extrema_with_ties<double>("double");
-  check_arg_extrema_with_ties<std::int8_t>("int8");
-  check_arg_extrema_with_ties<std::uint16_t>("uint16");
+TEST_F(ReduceSemantics, ExtremaTiesAndNansInsideVectors) {
+  check_extrema_with_ties<__half>("half");
+  check_extrema_with_ties<__nv_bfloat16>("bfloat16");
+  check_extrema_with_ties<float>("float");
+  check_extrema_with_ties<double>("double");
+  check_extrema_with_ties<std::int8_t>("int8");
+  check_extrema_with_ties<std::uint16_t>("uint16");
 }
 
 TEST_F(ReduceSemantics, HalfSumsAccumulateInFloat) {
