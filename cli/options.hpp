@@ -56,6 +56,7 @@ struct ops_options {
   std::vector<std::string> dtypes;   // f32 and f16 by default
   std::vector<std::int64_t> sizes;   // 2^10 .. 2^30, step 4x, by default
   std::vector<int> offsets;          // 0 by default, and 1 and 3 at n >= 2^28
+  std::vector<std::string> lists;    // `warpfold many`: the lists to time; empty: all
   bool offsets_given = false;
   int trials = 7;
   int device = 0;

@@ -356,7 +356,10 @@ TEST(Options, ManyCommand) {
   EXPECT_EQ(cmd.ops.trials, 3);
   EXPECT_EQ(cmd.ops.csv_path, "m.csv");
   EXPECT_EQ(cmd.ops.json_path, "m.json");
-  expect_usage_errors({{"many", "--op", "sum"}});
+  EXPECT_TRUE(cmd.ops.lists.empty());  // every list
+  const wc::command some = wc::parse_command_line({"many", "--list", "small-5000,gpt2-small"});
+  EXPECT_EQ(some.ops.lists, (std::vector<std::string>{"small-5000", "gpt2-small"}));
+  expect_usage_errors({{"many", "--op", "sum"}, {"many", "--list", "gpt3"}});
 }
 
 TEST(Options, OpNamesRoundTrip) {
