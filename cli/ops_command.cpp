@@ -59,6 +59,7 @@ using bench::ops::op_kind;
 // The host references of one input (x, and y for dot), in long double, computed on all cores.
 struct references {
   long double sum = 0, l1 = 0, squares = 0, linf = 0, dot = 0, min = 0, max = 0, m2 = 0;
+  long double prod = 1;  // of the product's own buffer
   std::int64_t n = 0;
   std::vector<long double> x_values;  // only to check an index: x at it must be the extremum
 };
@@ -113,6 +114,23 @@ references references_of(const std::vector<T>& x, const std::vector<T>& y, std::
   return r;
 }
 
+// The product of p's values, in long double, on all cores (each part's product, then theirs).
+template <typename T>
+long double product_of(const std::vector<T>& p) {
+  const int parts = 16;
+  const auto n = static_cast<std::int64_t>(p.size());
+  std::vector<std::future<long double>> work;
+  for (int part = 0; part < parts; ++part)
+    work.push_back(std::async(std::launch::async, [&, part] {
+      long double q = 1;
+      for (std::int64_t i = n * part / parts; i < n * (part + 1) / parts; ++i) q *= real(p[i]);
+      return q;
+    }));
+  long double product = 1;
+  for (auto& w : work) product *= w.get();
+  return product;
+}
+
 // Empty when the answer is right; otherwise what is wrong.
 template <typename T>
 std::string check(op_kind op, double got, const references& r, const std::vector<T>& x, double tolerance) {
@@ -125,6 +143,7 @@ std::string check(op_kind op, double got, const references& r, const std::vector
   };
   switch (op) {
     case op_kind::sum: return relative(r.sum);
+    case op_kind::prod: return relative(r.prod);
     case op_kind::min: return relative(r.min);
     case op_kind::max: return relative(r.max);
     case op_kind::argmin:
@@ -175,6 +194,19 @@ void run_case(bench::dtype t, std::int64_t n, int offset, const std::vector<op_k
     refs[b] = references_of(x, y, n);
     host_x[b] = std::move(x);
   }
+  // The product reads buffers of its own, of values near +-1 (bench/gpu.hpp: fill_near_one),
+  // so that products of any length stay in range; it is checked against their long double
+  // product.
+  const bool times_prod = std::find(ops.begin(), ops.end(), op_kind::prod) != ops.end();
+  std::vector<warpfold::detail::device_buffer<T>> ps(times_prod ? buffers : 0);
+  for (int b = 0; b < static_cast<int>(ps.size()); ++b) {
+    ps[b].reserve(static_cast<std::size_t>(n + offset));
+    bench::fill_near_one(t, ps[b].get(), n + offset, 3000 + b, stream);
+    std::vector<T> p(static_cast<std::size_t>(n));
+    WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(p.data(), ps[b].get() + offset, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
+    refs[b].prod = product_of(p);
+  }
   const double tolerance = std::is_same_v<T, double> ? 1e-9 : std::is_same_v<T, float> ? 1e-4 : 2e-3;
   for (op_kind op : ops) {
     std::vector<candidate> all = bench::ops::warpfold_candidates(op, t, n);
@@ -185,12 +217,19 @@ void run_case(bench::dtype t, std::int64_t n, int offset, const std::vector<op_k
     bench::event_timer timer;
     auto call = [&](std::size_t c, int k) {
       const int b = k % buffers;
-      all[c].enqueue(xs[b].get() + offset, ys[b].get() + offset, n, stream);
+      const T* x = (op == op_kind::prod ? ps[b].get() : xs[b].get()) + offset;
+      all[c].enqueue(x, ys[b].get() + offset, n, stream);
       return b;
     };
+    // A product of fill_near_one's values rounds at most once per value off +-1 (a multiply by
+    // +-1 is exact): its bound is twice their expected count in units of the accumulator's
+    // precision (f32 accumulates f16 and bf16 too).
+    const double unit = std::is_same_v<T, double> ? 0x1p-53 : 0x1p-24;
+    const double op_tolerance =
+        op == op_kind::prod ? std::max(tolerance, 2 * bench::near_one_moved(n) * unit) : tolerance;
     auto verify = [&](std::size_t c, int b) {
       if (!result[c].problem.empty()) return;
-      result[c].problem = check(op, all[c].answer(stream), refs[b], host_x[b], tolerance);
+      result[c].problem = check(op, all[c].answer(stream), refs[b], host_x[b], op_tolerance);
     };
     // Warm-up (checked), then the batch that lasts at least 1 ms.
     for (std::size_t c = 0; c < all.size(); ++c) {

@@ -390,7 +390,7 @@ command parse_command_line(int argc, const char* const* argv) {
   std::string ops_sizes;
   CLI::App* ops = app.add_subcommand(
       "ops",
-      "Time every op and statistic (sum, min, max, argmin, argmax, norm_l1, norm_l2, norm_linf, dot, mean, "
+      "Time every op and statistic (sum, prod, min, max, argmin, argmax, norm_l1, norm_l2, norm_linf, dot, mean, "
       "var_mean) next to CUB's DeviceReduce and cuBLAS (dot, nrm2, asum), at sizes 2^10 to 2^30 (4x apart), "
       "offsets 0 and, from 2^28, 1 and 3 elements; every answer checked against a host reference (a wrong one "
       "is reported, never timed). CSV: impl,op,dtype,n,offset,time_us,min_us,max_us,gbps,ceiling_gbps,"

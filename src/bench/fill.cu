@@ -3,6 +3,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -101,6 +102,18 @@ __global__ void fill_kernel(T* data, std::int64_t count, std::uint64_t seed, val
 }
 
 template <typename T>
+__global__ void fill_near_one_kernel(T* data, std::int64_t count, std::uint64_t seed, std::uint64_t moved_below) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  const std::uint64_t key = mix64(seed + 0x9e3779b97f4a7c15ull);
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    const std::uint64_t h = mix64(key ^ static_cast<std::uint64_t>(i));
+    double magnitude = 1.0;
+    if ((h >> 2) < moved_below) magnitude = (h & 2) != 0 ? 1.0 + 0x1p-7 : 1.0 - 0x1p-7;
+    data[i] = from_double<T>((h & 1) != 0 ? -magnitude : magnitude);
+  }
+}
+
+template <typename T>
 void launch_fill(void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream, value_spread spread) {
   if (count == 0) return;
   constexpr int block = 256;
@@ -111,6 +124,24 @@ void launch_fill(void* d_data, std::int64_t count, std::uint64_t seed, cudaStrea
 }
 
 }  // namespace
+
+void fill_near_one(dtype type, void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream) {
+  if (count == 0) return;
+  visit_dtype(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      throw invalid_argument("fill_near_one: float types only");
+    } else {
+      const double share = near_one_moved(count) / static_cast<double>(count);
+      const auto moved_below = static_cast<std::uint64_t>(share * 0x1p62);
+      constexpr int block = 256;
+      const std::int64_t wanted = (count + block - 1) / block;
+      const int grid = static_cast<int>(wanted < 65536 ? wanted : 65536);
+      fill_near_one_kernel<T><<<grid, block, 0, stream>>>(static_cast<T*>(d_data), count, seed, moved_below);
+      WARPFOLD_CHECK_LAUNCH();
+    }
+  });
+}
 
 void fill_varied(dtype type, void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream, value_spread spread) {
   visit_dtype(type, [&](auto tag) { launch_fill<typename decltype(tag)::type>(d_data, count, seed, stream, spread); });

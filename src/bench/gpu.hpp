@@ -26,6 +26,14 @@ namespace warpfold::bench {
 void fill_varied(dtype type, void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream,
                  value_spread spread = value_spread::uniform);
 
+// Fills count elements with values for products: random signs, magnitude 1, except for
+// near_one_moved(count) of them on average, which are 1 + 2^-7 or 1 - 2^-7 (exact in every
+// float type). Products of any order and length stay near +-1 (no overflow or underflow), and
+// since a multiply by +-1 is exact, a product in any order rounds at most once per moved value:
+// its relative error stays below near_one_moved(count) units of the accumulator's precision.
+void fill_near_one(dtype type, void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream);
+inline double near_one_moved(std::int64_t count) { return count < 8192 ? count / 2.0 : 4096.0; }
+
 struct ceiling_measurement {
   summary time_us;       // per launch (launch floor) or per pass (read, copy)
   double gbps = 0;       // bytes / median time; 0 for the launch floor

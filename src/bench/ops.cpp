@@ -4,15 +4,16 @@
 namespace warpfold::bench::ops {
 
 const std::vector<op_kind>& all_ops() {
-  static const std::vector<op_kind> ops = {op_kind::sum,     op_kind::min,     op_kind::max,       op_kind::argmin,
-                                           op_kind::argmax,  op_kind::norm_l1, op_kind::norm_l2,   op_kind::norm_linf,
-                                           op_kind::dot,     op_kind::mean,    op_kind::var_mean};
+  static const std::vector<op_kind> ops = {op_kind::sum,     op_kind::prod,    op_kind::min,     op_kind::max,
+                                           op_kind::argmin,  op_kind::argmax,  op_kind::norm_l1, op_kind::norm_l2,
+                                           op_kind::norm_linf, op_kind::dot,   op_kind::mean,    op_kind::var_mean};
   return ops;
 }
 
 std::string name(op_kind op) {
   switch (op) {
     case op_kind::sum: return "sum";
+    case op_kind::prod: return "prod";
     case op_kind::min: return "min";
     case op_kind::max: return "max";
     case op_kind::argmin: return "argmin";

@@ -17,7 +17,7 @@
 
 namespace warpfold::bench::ops {
 
-enum class op_kind { sum, min, max, argmin, argmax, norm_l1, norm_l2, norm_linf, dot, mean, var_mean };
+enum class op_kind { sum, prod, min, max, argmin, argmax, norm_l1, norm_l2, norm_linf, dot, mean, var_mean };
 std::string name(op_kind op);
 std::optional<op_kind> parse_op(const std::string& text);
 const std::vector<op_kind>& all_ops();

@@ -1,5 +1,5 @@
 // The anchors of `warpfold ops` (bench/ops.hpp): what a careful user calls instead of warpfold.
-// - CUB's DeviceReduce: Sum, Min, Max, ArgMin, ArgMax, and TransformReduce for the norms, the
+// - CUB's DeviceReduce: Sum, Min, Max, ArgMin, ArgMax, and TransformReduce for the product, the norms, the
 //   dot product (over an index, reading x[i] * y[i]), the mean and a one-pass Welford/Chan
 //   variance. Half types accumulate in float, as warpfold's do. Temporary storage is sized and
 //   allocated when the candidate is made, never while it is timed.
@@ -53,6 +53,10 @@ struct product_at {
 struct plus {
   template <typename A>
   __host__ __device__ A operator()(A a, A b) const { return a + b; }
+};
+struct times {
+  template <typename A>
+  __host__ __device__ A operator()(A a, A b) const { return a * b; }
 };
 struct larger {
   template <typename A>
@@ -138,6 +142,8 @@ std::vector<candidate> cub_candidates(op_kind op, std::int64_t n) {
       }
       return {c};
     }
+    case op_kind::prod:
+      return {transform_reduce(to_acc<A>{}, times{}, A(1), value)};
     case op_kind::min:
       return {cub_candidate<T>(
           n,

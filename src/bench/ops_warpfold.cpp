@@ -48,6 +48,8 @@ candidate warpfold_candidate(op_kind op) {
   switch (op) {
     case op_kind::sum:
       return make<F>([=](const void* x, const void*, std::int64_t n, F* o, cudaStream_t s) { warpfold::sum(x_of(x), n, o, s); });
+    case op_kind::prod:
+      return make<F>([=](const void* x, const void*, std::int64_t n, F* o, cudaStream_t s) { warpfold::prod(x_of(x), n, o, s); });
     case op_kind::min:
       return make<F>([=](const void* x, const void*, std::int64_t n, F* o, cudaStream_t s) { warpfold::min(x_of(x), n, o, s); });
     case op_kind::max:

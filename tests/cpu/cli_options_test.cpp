@@ -365,4 +365,5 @@ TEST(Options, ManyCommand) {
 TEST(Options, OpNamesRoundTrip) {
   for (wb::ops::op_kind op : wb::ops::all_ops()) EXPECT_EQ(wb::ops::parse_op(wb::ops::name(op)), op);
   EXPECT_FALSE(wb::ops::parse_op("norm"));
+  EXPECT_EQ(wb::ops::parse_op("prod"), wb::ops::op_kind::prod);
 }
