@@ -23,4 +23,9 @@ struct makes_unit_moments : std::false_type {};
 template <typename ToAcc>
 struct only_widens : std::false_type {};
 
+// to_acc(x, i) is |x| widened, and it meets only a max that keeps NaN (norm_linf): a vector's
+// magnitudes may then meet before one of them is widened.
+template <typename ToAcc>
+struct folds_largest_magnitude : std::false_type {};
+
 }  // namespace warpfold::blocks

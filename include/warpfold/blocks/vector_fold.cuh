@@ -13,9 +13,9 @@
 //   counts. The vector's own count, mean and M2 are computed exactly as a small two-pass
 //   (mean first, then the squared deviations from it, so no cancellation), and merged once.
 //   f16 var_mean at 2^28: 57-59% of the ceiling merged per item, 96.9% this way.
-// - min/max of halves and bfloat16s: each item would be widened to float and meet the op's NaN
-//   checks; instead the vector's items meet two at a time (min.NaN/max.NaN), and only their
-//   best is widened. H100, 2026-11-23: f16 max at 2^28 ran at 97.1% of the read ceiling with
+// - min/max of halves and bfloat16s, and their L-infinity norm: each item would be widened to
+//   float and meet the op's NaN checks; instead the vector's items (or their magnitudes) meet
+//   two at a time (min.NaN/max.NaN), and only their best is widened. H100, 2026-11-23: f16 max at 2^28 ran at 97.1% of the read ceiling with
 //   the op per item, 99.1% this way (the f16 sum: 99.2%).
 // All give the results the per-item fold gives: argmin/argmax the same (value, index); min/max
 // the same value (NaN if any item is NaN; of -0 and +0 either, fixed by the order); moments
@@ -57,13 +57,18 @@ template <typename Item, int K>
 inline constexpr bool packs_in_pairs = (std::is_same_v<Item, __half> || std::is_same_v<Item, __nv_bfloat16>) && K % 2 == 0;
 
 // The smallest (Max = false) or largest item of a vector, NaN if any is NaN: one min.NaN
-// (max.NaN) of two halves at a time, K / 2 instructions for K items.
-template <bool Max, typename Item, int K>
+// (max.NaN) of two halves at a time, K / 2 instructions for K items. With Magnitudes, of the
+// items' absolute values.
+template <bool Max, bool Magnitudes = false, typename Item, int K>
 WARPFOLD_DEVICE Item packed_best(const Item (&items)[K]) {
   static_assert(packs_in_pairs<Item, K>, "halves or bfloat16s, an even count");
   using Pair = std::conditional_t<std::is_same_v<Item, __half>, __half2, __nv_bfloat162>;
   Pair pairs[K / 2];
   memcpy(pairs, items, sizeof(pairs));
+  if constexpr (Magnitudes) {
+#pragma unroll
+    for (int j = 0; j < K / 2; ++j) pairs[j] = __habs2(pairs[j]);  // clears the signs; a NaN stays NaN
+  }
   Pair m = pairs[0];
 #pragma unroll
   for (int j = 1; j < K / 2; ++j) m = Max ? __hmax2_nan(m, pairs[j]) : __hmin2_nan(m, pairs[j]);
@@ -113,6 +118,8 @@ WARPFOLD_DEVICE Acc fold_vector_items(Op op, Acc acc, const Item (&items)[K], st
   } else if constexpr ((std::is_same_v<Op, op::min> || std::is_same_v<Op, op::max>) && packs_in_pairs<Item, K> &&
                        only_widens<ToAcc>::value) {
     return op(acc, to_acc(packed_best<std::is_same_v<Op, op::max>>(items), first));
+  } else if constexpr (folds_largest_magnitude<ToAcc>::value && packs_in_pairs<Item, K>) {
+    return op(acc, to_acc(packed_best<true, true>(items), first));
   } else if constexpr (std::is_same_v<Op, op::combine_moments> && makes_unit_moments<ToAcc>::value) {
     using A = decltype(acc.mean);
     A x[K];

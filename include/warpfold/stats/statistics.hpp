@@ -204,9 +204,11 @@ struct var_mean {
 template <typename T>
 struct blocks::makes_unit_moments<detail::statistic_element<stat::var_mean<T>>> : std::true_type {};
 
-// min and max's element step only widens.
+// min and max's element step only widens; norm_linf's takes |x| for its NaN-keeping max.
 template <typename T, typename Op>
 struct blocks::only_widens<detail::statistic_element<stat::plain<T, Op>>> : std::true_type {};
+template <typename T>
+struct blocks::folds_largest_magnitude<detail::statistic_element<stat::norm_linf<T>>> : std::true_type {};
 
 namespace stat {
 

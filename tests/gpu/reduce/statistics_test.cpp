@@ -92,6 +92,25 @@ TYPED_TEST(Statistics, L2NormNeitherOverflowsNorUnderflows) {
   }
 }
 
+// norm_linf meets each 16-byte vector's largest magnitude first (blocks/vector_fold.cuh): a
+// negative largest value, or a NaN, at every position of a vector and every pointer offset.
+TYPED_TEST(Statistics, LargestMagnitudeInsideVectors) {
+  using T = TypeParam;
+  const std::int64_t n = 40;
+  for (int offset = 0; offset < 8; ++offset)
+    for (int at = 0; at < 16; ++at) {
+      SCOPED_TRACE(::testing::Message() << "offset " << offset << ", largest at " << at);
+      std::vector<T> x(static_cast<std::size_t>(n + offset));
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = from_double<T>(0.25 * double((i * 7) % 5) - 0.5);
+      x[static_cast<std::size_t>(offset + at)] = from_double<T>(-3.0);
+      const device_input<T> largest(x);
+      EXPECT_EQ(to_real(warpfold::norm_linf(largest.data() + offset, n)), 3.0);
+      x[static_cast<std::size_t>(offset + (at + 5) % 16)] = from_double<T>(std::numeric_limits<double>::quiet_NaN());
+      const device_input<T> with_nan(x);
+      EXPECT_TRUE(std::isnan(to_real(warpfold::norm_linf(with_nan.data() + offset, n))));
+    }
+}
+
 TYPED_TEST(Statistics, SpecialValues) {
   using T = TypeParam;
   const T inf = from_double<T>(std::numeric_limits<double>::infinity());
