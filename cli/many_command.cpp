@@ -141,10 +141,10 @@ void run_list(const named_list& list, const ops_options& o, double ceiling_gbps,
     bool combined;
     bool graph = false;  // timed as a replayed CUDA graph of the batch's calls, not as stream calls
   };
+  const auto device_list_call = [&] { warpfold::norm_l2_many(d_list.get(), std::int64_t(A), per.get(), all.get(), stream); };
   const std::vector<way> ways = {
-      {"warpfold", [&] { warpfold::norm_l2_many(d_list.get(), std::int64_t(A), per.get(), all.get(), stream); }, true},
-      {"warpfold-graph", [&] { warpfold::norm_l2_many(d_list.get(), std::int64_t(A), per.get(), all.get(), stream); }, true,
-       true},
+      {"warpfold", device_list_call, true},
+      {"warpfold-graph", device_list_call, true, true},
       {"warpfold-host-list", [&] { warpfold::norm_l2_many(refs, per.get(), all.get(), stream); }, true},
       {"warpfold-loop",
        [&] {

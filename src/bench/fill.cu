@@ -3,7 +3,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -113,13 +112,17 @@ __global__ void fill_near_one_kernel(T* data, std::int64_t count, std::uint64_t 
   }
 }
 
+// Both fills: 256-thread blocks, a thread per element up to 65536 blocks, then grid-stride.
+constexpr int fill_block = 256;
+int fill_grid(std::int64_t count) {
+  const std::int64_t wanted = (count + fill_block - 1) / fill_block;
+  return static_cast<int>(wanted < 65536 ? wanted : 65536);
+}
+
 template <typename T>
 void launch_fill(void* d_data, std::int64_t count, std::uint64_t seed, cudaStream_t stream, value_spread spread) {
   if (count == 0) return;
-  constexpr int block = 256;
-  const std::int64_t wanted = (count + block - 1) / block;
-  const int grid = static_cast<int>(wanted < 65536 ? wanted : 65536);
-  fill_kernel<T><<<grid, block, 0, stream>>>(static_cast<T*>(d_data), count, seed, spread);
+  fill_kernel<T><<<fill_grid(count), fill_block, 0, stream>>>(static_cast<T*>(d_data), count, seed, spread);
   WARPFOLD_CHECK_LAUNCH();
 }
 
@@ -134,10 +137,7 @@ void fill_near_one(dtype type, void* d_data, std::int64_t count, std::uint64_t s
     } else {
       const double share = near_one_moved(count) / static_cast<double>(count);
       const auto moved_below = static_cast<std::uint64_t>(share * 0x1p62);
-      constexpr int block = 256;
-      const std::int64_t wanted = (count + block - 1) / block;
-      const int grid = static_cast<int>(wanted < 65536 ? wanted : 65536);
-      fill_near_one_kernel<T><<<grid, block, 0, stream>>>(static_cast<T*>(d_data), count, seed, moved_below);
+      fill_near_one_kernel<T><<<fill_grid(count), fill_block, 0, stream>>>(static_cast<T*>(d_data), count, seed, moved_below);
       WARPFOLD_CHECK_LAUNCH();
     }
   });
