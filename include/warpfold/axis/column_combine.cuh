@@ -42,8 +42,8 @@ WARPFOLD_DEVICE Acc combine_column(Acc value, int tx, Op op) {
 // combine_column), rather than one thread walking all splits of a column one dependent load
 // after another. `columns` is a power of two.
 // Column k goes to out[k * out_step].
-template <int Block, typename Acc, typename Op>
-WARPFOLD_DEVICE void combine_splits(const Acc* partials, std::int64_t splits, std::int64_t columns, Acc* out,
+template <int Block, typename Acc, typename Op, typename Out>
+WARPFOLD_DEVICE void combine_splits(const Acc* partials, std::int64_t splits, std::int64_t columns, Out out,
                                     std::int64_t valid_columns, Op op, std::int64_t out_step = 1) {
   const int cx = columns < Block ? static_cast<int>(columns) : Block;
   const int cy = blockDim.x / cx;

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "warpfold/axis/column_combine.cuh"
+#include "warpfold/axis/output.cuh"
 #include "warpfold/axis/plan.hpp"
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/finish.cuh"
@@ -40,9 +41,9 @@ struct columns_shape {
 // Writes a thread's `count` outputs. When they fill 16 bytes (four float sums of a float
 // vector) and the output allows, as one 16-byte store: a warp then writes 512 contiguous
 // bytes with one instruction rather than four 4-byte stores 16 bytes apart.
-template <int N, typename Acc>
-WARPFOLD_DEVICE void store_items(Acc* to, const Acc (&items)[N], int count, bool vector_store) {
-  if constexpr (sizeof(Acc) * N == blocks::vector_bytes) {
+template <int N, typename Acc, typename Out>
+WARPFOLD_DEVICE void store_items(Out to, const Acc (&items)[N], int count, bool vector_store) {
+  if constexpr (is_plain_output<Out> && sizeof(Acc) * N == blocks::vector_bytes) {
     if (vector_store) {
       blocks::vector16<Acc> v;
 #pragma unroll
@@ -58,9 +59,9 @@ WARPFOLD_DEVICE void store_items(Acc* to, const Acc (&items)[N], int count, bool
 
 // SeveralRuns (p.runs.count > 1) is a template argument, so that its loop's registers do not
 // push the one-stride loop into spilling.
-template <typename T, typename Acc, typename Op, typename ToAcc, bool SeveralRuns>
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out, bool SeveralRuns>
 __global__ void __launch_bounds__(columns_block, 2)
-    columns_kernel(const T* in, plan p, columns_shape shape, Acc* out, Op op, ToAcc to_acc, device::scratch_view scratch) {
+    columns_kernel(const T* in, plan p, columns_shape shape, Out out, Op op, ToAcc to_acc, device::scratch_view scratch) {
   blocks::wait_for_prior_kernels();
   Acc* partials = scratch.partials_as<Acc>();  // used only when shape.splits > 1
   constexpr int vector_size = blocks::vector16<T>::size;
@@ -161,7 +162,7 @@ __global__ void __launch_bounds__(columns_block, 2)
     }
     // Output column c of b is out[kept_out.offset(b) + c * column_out_stride]: 1 unless the
     // view's kept axes lie in memory in another order than in the output (a permuted view).
-    Acc* out_b = out + p.kept_out.offset(b);
+    const Out out_b = out + p.kept_out.offset(b);
     const std::int64_t out_step = p.column_out_stride;
     if (threadIdx.x < tx && shape.splits == 1 && item < shape.items) {
       const std::int64_t c = first_column + std::int64_t(x) * per_item;

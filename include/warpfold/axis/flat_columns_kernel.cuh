@@ -23,9 +23,9 @@
 
 namespace warpfold::axis {
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
-    flat_columns_kernel(const T* in, std::int64_t vectors, int log2_row_vectors, Acc* out, Op op, ToAcc to_acc,
+    flat_columns_kernel(const T* in, std::int64_t vectors, int log2_row_vectors, Out out, Op op, ToAcc to_acc,
                         device::scratch_view scratch) {
   blocks::wait_for_prior_kernels();
   constexpr int per_vector = blocks::vector16<T>::size;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 
+#include "warpfold/axis/output.cuh"
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/load.cuh"
 #include "warpfold/blocks/store.cuh"
@@ -80,11 +81,11 @@ WARPFOLD_DEVICE void one_vector_rows(const T* in, std::int64_t rows, Acc* out, O
     out[row] = fold_row_vector<Acc>(load(in, row), 0, op, to_acc);
 }
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
-    flat_rows_kernel(const T* in, std::int64_t vectors, int log2_row_vectors, Acc* out, Op op, ToAcc to_acc) {
+    flat_rows_kernel(const T* in, std::int64_t vectors, int log2_row_vectors, Out out, Op op, ToAcc to_acc) {
   blocks::wait_for_prior_kernels();
-  if constexpr (stages_row_values<Acc>) {
+  if constexpr (stages_row_values<Acc> && is_plain_output<Out>) {
     if (log2_row_vectors == 0 && blocks::is_vector_aligned(out))
       return one_vector_rows(in, vectors, out, op, to_acc);
   }

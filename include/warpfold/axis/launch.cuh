@@ -26,6 +26,7 @@
 #include "warpfold/axis/columns_kernel.cuh"
 #include "warpfold/axis/flat_columns_kernel.cuh"
 #include "warpfold/axis/flat_rows_kernel.cuh"
+#include "warpfold/axis/output.cuh"
 #include "warpfold/axis/plan.hpp"
 #include "warpfold/axis/row_chunks_kernel.cuh"
 #include "warpfold/axis/segments_kernel.cuh"
@@ -160,18 +161,18 @@ unsigned flat_grid(std::int64_t vectors, Kernel kernel, const device::device_fac
   return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(work, wave)));
 }
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch_flat_rows(const T* in, const short_rows_shape& rows, int log2_row_vectors, Acc* out, Op op, ToAcc to_acc,
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+void launch_flat_rows(const T* in, const short_rows_shape& rows, int log2_row_vectors, Out out, Op op, ToAcc to_acc,
                       device::launcher& l) {
-  auto kernel = flat_rows_kernel<T, Acc, Op, ToAcc>;
+  auto kernel = flat_rows_kernel<T, Acc, Op, ToAcc, Out>;
   const std::int64_t vectors = rows.rows * rows.items;
   l.launch(kernel, flat_grid(vectors, kernel, l.facts()), flat_block, in, vectors, log2_row_vectors, out, op, to_acc);
 }
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch_flat_columns(const T* in, const plan& p, int log2_row_vectors, Acc* out, Op op, ToAcc to_acc,
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+void launch_flat_columns(const T* in, const plan& p, int log2_row_vectors, Out out, Op op, ToAcc to_acc,
                          device::launcher& l) {
-  auto kernel = flat_columns_kernel<T, Acc, Op, ToAcc>;
+  auto kernel = flat_columns_kernel<T, Acc, Op, ToAcc, Out>;
   const std::int64_t vectors = p.runs.size() * (p.columns / blocks::vector16<T>::size);
   // Each block leaves p.columns partials (at most 32 vectors' worth: a few hundred).
   const std::int64_t by_partials = std::int64_t(axis_policy::max_partial_bytes / sizeof(Acc)) / p.columns;
@@ -181,10 +182,10 @@ void launch_flat_columns(const T* in, const plan& p, int log2_row_vectors, Acc* 
   l.launch_with_scratch(kernel, grid, flat_block, 0, scratch, in, vectors, log2_row_vectors, out, op, to_acc);
 }
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape, Acc* out, Op op, ToAcc to_acc,
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape, Out out, Op op, ToAcc to_acc,
                        device::launcher& l) {
-  auto kernel = shape.regular ? short_rows_kernel<T, Acc, Op, ToAcc, true> : short_rows_kernel<T, Acc, Op, ToAcc, false>;
+  auto kernel = shape.regular ? short_rows_kernel<T, Acc, Op, ToAcc, Out, true> : short_rows_kernel<T, Acc, Op, ToAcc, Out, false>;
   const std::int64_t rows_per_warp =
       std::int64_t(blocks::warp_size / shape.group_size) * (shape.regular ? shape.rows_in_flight : 1);
   const std::int64_t warps = blocks::ceil_div(shape.rows, rows_per_warp);
@@ -241,16 +242,16 @@ bool tiled_rows_fit(tiled_rows_shape& shape) {
   return shape.rows_per_tile >= axis_policy::min_tiled_rows;
 }
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch_tiled_rows(const T* in, const tiled_rows_shape& shape, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
-  auto kernel = tiled_rows_kernel<T, Acc, Op, ToAcc>;
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+void launch_tiled_rows(const T* in, const tiled_rows_shape& shape, Out out, Op op, ToAcc to_acc, device::launcher& l) {
+  auto kernel = tiled_rows_kernel<T, Acc, Op, ToAcc, Out>;
   const std::int64_t tiles = blocks::ceil_div(shape.rows, shape.rows_per_tile) * shape.blocks_of_rows;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, tiled_rows_block, l.device());
   l.launch(kernel, static_cast<unsigned>(balanced_grid(tiles, wave)), tiled_rows_block, in, shape, out, op, to_acc);
 }
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch_row_chunks(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+void launch_row_chunks(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
 
   // Runs of fewer vectors than the block has threads are short (row_chunks_kernel says how
   // each mode reads them). Unaligned runs from 64 elements on go to teams sized so that each
@@ -272,7 +273,7 @@ void launch_row_chunks(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc
     }
   }
   const bool lattice = mode == runs_mode::vector_lattice || mode == runs_mode::element_lattice;
-  auto kernel = lattice ? row_chunks_kernel<T, Acc, Op, ToAcc, true> : row_chunks_kernel<T, Acc, Op, ToAcc, false>;
+  auto kernel = lattice ? row_chunks_kernel<T, Acc, Op, ToAcc, Out, true> : row_chunks_kernel<T, Acc, Op, ToAcc, Out, false>;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, row_chunks_block, l.device());
   std::int64_t chunks = 1;
   if (p.outputs < wave && p.outputs <= axis_policy::max_counters) {
@@ -292,8 +293,8 @@ void launch_row_chunks(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc
                         mode, team, out, op, to_acc);
 }
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
   constexpr int V = blocks::vector16<T>::size;
   columns_shape shape{};
   shape.vectorized = rows_vector_aligned(in, p, p.columns);
@@ -301,8 +302,9 @@ void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, d
   // One [R, C] matrix (no kept axis outside the columns, one reduced axis right above them).
   const bool one_matrix = p.kept.size() == 1 && p.runs.count == 1 && p.runs.stride[0] == p.columns;
   const int log2_row_vectors = flat_row_log2(shape.vectorized, shape.items);
-  if (one_matrix && log2_row_vectors >= 0) return launch_flat_columns(in, p, log2_row_vectors, out, op, to_acc, l);
-  shape.vector_store = shape.vectorized && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
+  if (one_matrix && log2_row_vectors >= 0) return launch_flat_columns<T, Acc>(in, p, log2_row_vectors, out, op, to_acc, l);
+  if constexpr (is_plain_output<Out>)
+    shape.vector_store = shape.vectorized && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
   // Tiles are narrow when there are many rows (32 items: 512 contiguous bytes per row, and
   // more tiles, so fewer row splits and partials) and wide when there are few (16 rows of 4 M
   // floats: 512 items, so each thread still gets min_rows_per_thread rows).
@@ -312,7 +314,7 @@ void launch_columns(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, d
   shape.tiles = blocks::ceil_div(shape.items, shape.tile_items);
   shape.splits = 1;
 
-  auto kernel = p.runs.count > 1 ? columns_kernel<T, Acc, Op, ToAcc, true> : columns_kernel<T, Acc, Op, ToAcc, false>;
+  auto kernel = p.runs.count > 1 ? columns_kernel<T, Acc, Op, ToAcc, Out, true> : columns_kernel<T, Acc, Op, ToAcc, Out, false>;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, columns_block, l.device());
   const std::int64_t groups = p.kept.size() * shape.tiles;
   const std::int64_t tile_columns = std::int64_t(shape.tile_items) * (shape.vectorized ? V : 1);
@@ -356,13 +358,13 @@ inline plan as_single_element_rows(const plan& columns) {
 }
 
 // Enqueues the whole reduction of plan p: one kernel, or none when there is no output.
-template <typename T, typename Acc, typename Op, typename ToAcc>
-void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::launcher& l) {
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
   switch (p.kind) {
     case plan_kind::nothing:
       return;
     case plan_kind::full:
-      device::launch_reduce<device::reduce_policy, T, Acc>(in, p.reduced, op, to_acc, device::store_result<Acc>{out}, l);
+      device::launch_reduce<device::reduce_policy, T, Acc>(in, p.reduced, op, to_acc, store_first<Out>{out}, l);
       return;
     case plan_kind::rows: {
       const short_rows_shape rows = short_rows_shape_for(in, p);
@@ -373,22 +375,22 @@ void launch(const T* in, const plan& p, Acc* out, Op op, ToAcc to_acc, device::l
       const std::int64_t output_items = p.runs.size() * rows.items;
       tiled_rows_shape tiled{};
       if (contiguous && log2_row_vectors >= 0)
-        launch_flat_rows(in, rows, log2_row_vectors, out, op, to_acc, l);
+        launch_flat_rows<T, Acc>(in, rows, log2_row_vectors, out, op, to_acc, l);
       else if (log2_row_vectors < 0 && tiled_rows_for<T>(p, tiled))
-        launch_tiled_rows(in, tiled, out, op, to_acc, l);
+        launch_tiled_rows<T, Acc>(in, tiled, out, op, to_acc, l);
       else if (output_items <= axis_policy::always_group_row_items ||
                (output_items <= axis_policy::max_group_row_items && many_rows))
-        launch_short_rows(in, p, rows, out, op, to_acc, l);
+        launch_short_rows<T, Acc>(in, p, rows, out, op, to_acc, l);
       else
-        launch_row_chunks(in, p, out, op, to_acc, l);
+        launch_row_chunks<T, Acc>(in, p, out, op, to_acc, l);
       return;
     }
     case plan_kind::columns: {
       tiled_rows_shape slabs{};
       if (tiled_slabs_for<T>(p, slabs))
-        return launch_tiled_rows(in, slabs, out, op, to_acc, l);
-      if (small_column_tiles<T>(p)) return launch(in, as_single_element_rows(p), out, op, to_acc, l);
-      launch_columns(in, p, out, op, to_acc, l);
+        return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
+      if (small_column_tiles<T>(p)) return launch<T, Acc>(in, as_single_element_rows(p), out, op, to_acc, l);
+      launch_columns<T, Acc>(in, p, out, op, to_acc, l);
       return;
     }
   }

@@ -45,9 +45,9 @@ WARPFOLD_HOST_DEVICE index_range chunk_of(std::int64_t length, std::int64_t chun
 
 // Lattice: compiled apart from the other modes (a template argument, not a runtime branch),
 // so that the lattice's extra registers cannot push the long-run loops into spilling.
-template <typename T, typename Acc, typename Op, typename ToAcc, bool Lattice>
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out, bool Lattice>
 __global__ void __launch_bounds__(row_chunks_block, 2)
-    row_chunks_kernel(const T* in, plan p, std::int64_t chunks, runs_mode mode, int team, Acc* out, Op op,
+    row_chunks_kernel(const T* in, plan p, std::int64_t chunks, runs_mode mode, int team, Out out, Op op,
                       ToAcc to_acc, device::scratch_view scratch) {
   blocks::wait_for_prior_kernels();
   Acc* partials = scratch.partials_as<Acc>();  // used only when chunks > 1

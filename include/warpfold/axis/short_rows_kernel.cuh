@@ -51,9 +51,9 @@ WARPFOLD_DEVICE void fold_item(Acc& acc, const blocks::vector16<T>& v, std::int6
 
 // Regular (shape.regular) is a template argument, so that the irregular path's registers do
 // not push the regular rows' loop into spilling.
-template <typename T, typename Acc, typename Op, typename ToAcc, bool Regular>
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out, bool Regular>
 __global__ void __launch_bounds__(short_rows_block, 2)
-    short_rows_kernel(const T* in, plan p, short_rows_shape shape, Acc* out, Op op, ToAcc to_acc) {
+    short_rows_kernel(const T* in, plan p, short_rows_shape shape, Out out, Op op, ToAcc to_acc) {
   blocks::wait_for_prior_kernels();
   if constexpr (!Regular) {
     // One output per group at a time; the loop bound depends on the warp only, so every

@@ -47,9 +47,9 @@ WARPFOLD_HOST_DEVICE std::int64_t tiled_rows_per_tile(std::int64_t stride, std::
   return (tiled_rows_elements<T> - length) / stride + 1;
 }
 
-template <typename T, typename Acc, typename Op, typename ToAcc>
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 __global__ void __launch_bounds__(tiled_rows_block)
-    tiled_rows_kernel(const T* in, tiled_rows_shape s, Acc* out, Op op, ToAcc to_acc) {
+    tiled_rows_kernel(const T* in, tiled_rows_shape s, Out out, Op op, ToAcc to_acc) {
   blocks::wait_for_prior_kernels();
   // Raw bytes: __half and __nv_bfloat16 have constructors, which __shared__ arrays may not run.
   __shared__ alignas(16) unsigned char tile_bytes[tiled_rows_bytes];
@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(tiled_rows_block)
     const std::int64_t first_row = (t - outer * tiles_per_block) * s.rows_per_tile;
     const std::int64_t rows = s.rows - first_row < s.rows_per_tile ? s.rows - first_row : s.rows_per_tile;
     const T* stretch = in + outer * s.outer_stride + first_row * s.row_stride;
-    Acc* to = out + (outer * s.rows + first_row) * s.columns;
+    const Out to = out + (outer * s.rows + first_row) * s.columns;
     const std::int64_t span = (rows - 1) * s.row_stride + s.row_length;
 
     // The stretch into shared memory: the elements before its first 16-byte boundary and
