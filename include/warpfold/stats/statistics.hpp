@@ -176,6 +176,20 @@ struct mean {
   }
 };
 
+// The mean of elements whose number is known before the launch, as along axes, where every
+// output reduces the same count: the sum alone is accumulated (4 bytes for float, against 16
+// for the count and running sum of `mean`), then divided once by the count, as `mean` divides.
+// NaN for no elements (0 / 0).
+template <typename T>
+struct mean_of_known_count {
+  using accumulator = float_result_t<T>;
+  using result = float_result_t<T>;
+  using combine = op::sum;
+  std::int64_t count = 0;
+  WARPFOLD_HOST_DEVICE accumulator transform(T x) const { return widen(x); }
+  WARPFOLD_HOST_DEVICE result finish(accumulator a) const { return a / static_cast<result>(count); }
+};
+
 // Mean and variance (or standard deviation) in one pass (stats/moments.hpp). The variance
 // divides M2 by n - correction, as torch.var does: correction 1 (the default) is the unbiased
 // sample variance, 0 the population variance. Where n - correction <= 0 the variance is NaN

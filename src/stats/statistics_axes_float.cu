@@ -1,0 +1,4 @@
+// The statistics along axes of float arrays (statistics_axes.hpp), compiled once.
+#include "warpfold/statistics_axes.cuh"
+
+WARPFOLD_INSTANTIATE_FLOAT_STATISTICS_AXES(float)
