@@ -124,6 +124,15 @@ WARPFOLD_C_EXPORT int warpfold_statistic_result_dtype(int statistic, int dtype);
 WARPFOLD_C_EXPORT int warpfold_statistic(int statistic, int dtype, const void* x, const void* y, int64_t n,
                                          double correction, void* out, void* stream);
 
+/* The statistic along axes: NORM_L1, NORM_L2, NORM_LINF, MEAN, VAR_MEAN and STD_MEAN of the
+ * array `in`, given as for warpfold_reduce_axes (rank, extents, optional element strides, the
+ * axes to reduce), into `out`, row-major over the kept axes, which holds `out_capacity`
+ * outputs: one value each, of warpfold_statistic_result_dtype's type, or two (the mean first)
+ * for VAR_MEAN and STD_MEAN. One launch; see <warpfold/statistics_axes.hpp>. */
+WARPFOLD_C_EXPORT int warpfold_statistic_axes(int statistic, int dtype, const void* in, int rank, const int64_t* extents,
+                                              const int64_t* strides, int axis_count, const int* axes,
+                                              double correction, void* out, int64_t out_capacity, void* stream);
+
 /* Many arrays in one launch: for the `count` arrays arrays[i] of sizes[i] elements (the lists
  * in host memory, the arrays on the device), per_array[i] = the statistic of array i and
  * *combined = that of all their elements together; either output may be NULL, not both.

@@ -144,8 +144,85 @@ def test_views_that_fill_memory_are_read_in_place_and_others_refused():
         with pytest.raises(ValueError, match=words):
             warpfold.norm(view)
     with pytest.raises(ValueError, match="whole arrays"):
-        warpfold.mean(x, dim=1)
+        warpfold.count_nonzero(x, dim=1)
     assert warpfold.mean(x, dim=(0, 1), keepdim=True).shape == (1, 1)
+
+
+def _along(values, dims, reduce):
+    """numpy's reduction of float64 values along dims (a tuple), or over nothing."""
+    return reduce(values, axis=dims) if dims else reduce(values[..., None], axis=-1)
+
+
+def _elementwise_close(got, expected, n, magnitude, dtype_name):
+    got = numpy.asarray(host(got), dtype=numpy.float64)
+    expected = numpy.broadcast_to(numpy.asarray(expected, dtype=numpy.float64), got.shape)
+    magnitude = numpy.broadcast_to(numpy.asarray(magnitude, dtype=numpy.float64), got.shape)
+    both_nan = numpy.isnan(got) & numpy.isnan(expected)
+    ok = numpy.abs(got - expected) <= bound(n, 1.0, dtype_name) * magnitude + 1e-300
+    return bool((both_nan | ok).all()), (got, expected)
+
+
+@pytest.mark.parametrize("dtype_name", FLOATS)
+def test_statistics_along_dims_match_numpy(dtype_name):
+    """mean, var/std (with their means), and the three norms along dims, of contiguous arrays
+    and of strided views (transposed, sliced, stepped, broadcast), with and without keepdim,
+    against NumPy in float64; result shapes against torch's."""
+    torch = _torch()
+    cases = [((257, 33), (1,)), ((257, 33), (0,)), ((7, 100003), (1,)), ((4099, 8), (1,)), ((100003, 3), (0,)),
+             ((8, 5, 9, 11), (0, 2, 3)), ((3, 1, 5), (1,)), ((2, 3, 4, 5), (1, 3)), ((0, 5), (0,)), ((5, 0), (1,)),
+             ((6, 7), ())]
+    g = numpy.random.default_rng(31)
+    for index, (shape, dims) in enumerate(cases):
+        base, _ = make(int(numpy.prod(shape)), dtype_name, seed=100 + index)
+        base = base.reshape(shape)
+        views = [base]
+        if len(shape) >= 2 and min(shape) > 2:
+            views += [base.transpose(0, 1), base[:, 1:-1], base[::2]]
+        if len(shape) == 2 and shape[0] > 0:
+            views.append(base[:1].expand(4, shape[1]))  # a broadcast along dim 0
+        for view in views:
+            v = host(view).astype(numpy.float64)
+            rank = len(view.shape)
+            n = int(numpy.prod([view.shape[d] for d in dims])) if dims else 1
+            before = view.clone()
+            what = (dtype_name, tuple(view.shape), tuple(view.stride()), dims)
+            for keepdim in (False, True):
+                mean = warpfold.mean(view, dim=dims, keepdim=keepdim)
+                assert tuple(mean.shape) == tuple(torch.mean(view.float(), dim=dims, keepdim=keepdim).shape), what
+                with numpy.errstate(invalid="ignore", divide="ignore"):
+                    expected = _along(v, dims, numpy.mean)
+                ok, detail = _elementwise_close(mean.reshape(expected.shape), expected, n,
+                                                _along(numpy.abs(v), dims, numpy.max) if n else 0.0, dtype_name)
+                assert ok, (what, "mean", detail)
+            a = numpy.abs(v)
+            for ord, reduce in ((1, numpy.sum), (2, None), (math.inf, numpy.max)):
+                got = warpfold.norm(view, ord, dim=dims)
+                if ord == 2:
+                    expected = numpy.sqrt(_along(v * v, dims, numpy.sum))
+                elif n == 0:
+                    expected = numpy.zeros(got.shape)
+                else:
+                    expected = _along(a, dims, reduce)
+                ok, detail = _elementwise_close(got, expected, n, expected, dtype_name)
+                assert ok, (what, "norm", ord, detail)
+            for correction in (0, 1):
+                var, var_means = warpfold.var_mean(view, dim=dims, correction=correction)
+                std, _ = warpfold.std_mean(view, dim=dims, correction=correction)
+                assert tuple(var.shape) == tuple(torch.var_mean(view.float(), dim=dims, correction=correction)[0].shape)
+                dof = n - correction
+                with numpy.errstate(invalid="ignore", divide="ignore"):
+                    m = _along(v, dims, numpy.mean)
+                    keep = numpy.expand_dims(m, dims) if dims else m
+                    deviations = _along((v - keep) ** 2, dims, numpy.sum)
+                    expected = deviations / dof if dof > 0 else numpy.full(deviations.shape, math.nan)
+                magnitude = _along(v * v, dims, numpy.sum) / max(dof, 1) if n else 0.0
+                ok, detail = _elementwise_close(var, expected, n, magnitude, dtype_name)
+                assert ok, (what, "var", correction, detail)
+                ok, detail = _elementwise_close(var_means, m, n, _along(a, dims, numpy.max) if n else 0.0, dtype_name)
+                assert ok, (what, "var_mean's mean", detail)
+                ok, detail = _elementwise_close(std, numpy.sqrt(expected), n, numpy.sqrt(magnitude), dtype_name)
+                assert ok, (what, "std", correction, detail)
+            assert torch.equal(view, before)
 
 
 def test_bad_arguments_are_clear_errors():

@@ -151,6 +151,20 @@ def test_unknown_statistic_codes_are_refused():
                                                    None, None, -1, 1.0, None, None, None))
 
 
+def test_statistics_along_axes_are_refused_before_any_cuda_call():
+    # Which statistics go along axes, and bad shapes or axes: checked with no GPU.
+    assert _statistics._dims_of("mean", (0, 1), None, 2, "mean") is None  # every axis: the whole array
+    assert _statistics._dims_of("norm_l2", -1, None, 3, "norm") == (2,)
+    with pytest.raises(ValueError, match="reduces whole arrays"):
+        _statistics._dims_of("count_nonzero", 1, None, 2, "count_nonzero")
+    with pytest.raises(ValueError, match="count_nonzero is not taken along axes"):
+        _library.statistic_axes("count_nonzero", "float32", None, (4, 5), None, (1,), 1.0, None, 4, None)
+    with pytest.raises(ValueError, match="norm_l2 needs a float dtype"):
+        _library.statistic_axes("norm_l2", "int32", None, (4, 5), None, (1,), 1.0, None, 4, None)
+    with pytest.raises(ValueError, match="rank 9 is not supported"):
+        _library.statistic_axes("mean", "float32", None, (1,) * 9, None, (1,), 1.0, None, 1, None)
+
+
 @pytest.mark.parametrize("shape, strides, expected", [
     ((3, 4), (4, 1), 12),                     # row-major
     ((4, 3), (1, 4), 12),                     # a transpose fills the same block

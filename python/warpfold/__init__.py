@@ -121,9 +121,9 @@ def segment_sum(x, offsets):
 
 
 def norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, axis=None):
-    """The vector norm of the whole array (torch.linalg.vector_norm): ord 1 (sum |x|), 2
-    (sqrt(sum x^2), with no overflow or underflow when the norm is representable) or inf
-    (max |x|)."""
+    """The vector norm (torch.linalg.vector_norm) of the whole array, or along dim (any strided
+    view): ord 1 (sum |x|), 2 (sqrt(sum x^2), with no overflow or underflow when the norm is
+    representable) or inf (max |x|)."""
     statistic = _statistics.norm_statistic(ord, "norm")
     return _statistics.statistic(statistic, x, dim, keepdim, axis, dtype, name="norm")
 
@@ -134,7 +134,7 @@ def dot(x, y):
 
 
 def mean(x, dim=None, keepdim=False, *, dtype=None, axis=None):
-    """The mean of the whole array (NaN for no elements)."""
+    """The mean of the whole array, or along dim (any strided view); NaN for no elements."""
     return _statistics.statistic("mean", x, dim, keepdim, axis, dtype)
 
 
@@ -147,28 +147,29 @@ def _correction(correction, ddof, name):
 
 
 def var(x, dim=None, *, correction=1, keepdim=False, axis=None, ddof=None):
-    """The variance of the whole array in one pass (Welford and Chan, never E[x^2] - E[x]^2):
-    the sum of squared deviations divided by n - correction (1 by default, as torch: the
-    unbiased estimate; NumPy's ddof= is the same number, 0 by default there). NaN where
-    n - correction <= 0."""
+    """The variance of the whole array, or along dim, in one pass (Welford and Chan, never
+    E[x^2] - E[x]^2): the sum of squared deviations divided by n - correction (1 by default,
+    as torch: the unbiased estimate; NumPy's ddof= is the same number, 0 by default there).
+    NaN where n - correction <= 0."""
     return _statistics.statistic("var_mean", x, dim, keepdim, axis, None, _correction(correction, ddof, "var"),
                                  name="var")[0]
 
 
 def std(x, dim=None, *, correction=1, keepdim=False, axis=None, ddof=None):
-    """The standard deviation of the whole array (as var)."""
+    """The standard deviation of the whole array, or along dim (as var)."""
     return _statistics.statistic("std_mean", x, dim, keepdim, axis, None, _correction(correction, ddof, "std"),
                                  name="std")[0]
 
 
 def var_mean(x, dim=None, *, correction=1, keepdim=False, axis=None, ddof=None):
-    """(variance, mean) of the whole array in one pass, as torch.var_mean."""
+    """(variance, mean) of the whole array, or along dim, in one pass, as torch.var_mean."""
     return _statistics.statistic("var_mean", x, dim, keepdim, axis, None, _correction(correction, ddof, "var_mean"),
                                  name="var_mean")
 
 
 def std_mean(x, dim=None, *, correction=1, keepdim=False, axis=None, ddof=None):
-    """(standard deviation, mean) of the whole array in one pass, as torch.std_mean."""
+    """(standard deviation, mean) of the whole array, or along dim, in one pass, as
+    torch.std_mean."""
     return _statistics.statistic("std_mean", x, dim, keepdim, axis, None, _correction(correction, ddof, "std_mean"),
                                  name="std_mean")
 

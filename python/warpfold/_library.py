@@ -68,6 +68,10 @@ def _load():
     lib.warpfold_statistic_result_dtype.restype = c_int
     lib.warpfold_statistic.argtypes = [c_int, c_int, c_void_p, c_void_p, c_int64, ctypes.c_double, c_void_p, c_void_p]
     lib.warpfold_statistic.restype = c_int
+    lib.warpfold_statistic_axes.argtypes = [c_int, c_int, c_void_p, c_int, ctypes.POINTER(c_int64),
+                                            ctypes.POINTER(c_int64), c_int, ctypes.POINTER(c_int), ctypes.c_double,
+                                            c_void_p, c_int64, c_void_p]
+    lib.warpfold_statistic_axes.restype = c_int
     lib.warpfold_statistic_many.argtypes = [c_int, c_int, ctypes.POINTER(c_void_p), ctypes.POINTER(c_void_p),
                                             ctypes.POINTER(c_int64), c_int64, ctypes.c_double, c_void_p, c_void_p,
                                             c_void_p]
@@ -174,6 +178,15 @@ def statistic_result_dtype(statistic, dtype):
 
 def statistic(name, dtype, x_ptr, y_ptr, n, correction, out_ptr, stream):
     check(library().warpfold_statistic(STATISTICS[name], DTYPES[dtype], x_ptr, y_ptr, n, correction, out_ptr, stream))
+
+
+def statistic_axes(name, dtype, ptr, extents, strides, axes, correction, out_ptr, out_capacity, stream):
+    """The statistic along `axes` of the view (extents, element strides; None: row-major)."""
+    c_extents = (ctypes.c_int64 * max(len(extents), 1))(*extents)
+    c_strides = None if strides is None else (ctypes.c_int64 * max(len(strides), 1))(*strides)
+    c_axes = (ctypes.c_int * max(len(axes), 1))(*axes)
+    check(library().warpfold_statistic_axes(STATISTICS[name], DTYPES[dtype], ptr, len(extents), c_extents, c_strides,
+                                            len(axes), c_axes, correction, out_ptr, out_capacity, stream))
 
 
 def statistic_many(name, dtype, pointers, sizes, correction, per_array_ptr, combined_ptr, stream,

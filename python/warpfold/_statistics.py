@@ -2,18 +2,18 @@
 arrays in one launch: from Python arguments to one call of warpfold_statistic or
 warpfold_statistic_many (c_api.h), on the caller's stream.
 
-These statistics do not depend on the order of the elements (up to float rounding), so an
-input may be any view whose elements fill a block of memory without gaps: C-contiguous, or
-transposed or permuted. The library then reads that block as it lies. Views with gaps or
-repeats (a slice x[:, 1:-1], a step x[:, ::2], a broadcast) are refused with a message;
-reduce a contiguous copy of them. The statistics reduce whole arrays: dim= and axis= may only
-name every axis.
+Over every axis, these statistics do not depend on the order of the elements (up to float
+rounding), so an input may be any view whose elements fill a block of memory without gaps:
+C-contiguous, or transposed or permuted; the library then reads that block as it lies.
+Along some axes (dim= or axis=), the norms, the mean, var/std and var_mean/std_mean take any
+strided view with non-negative strides, as the reductions do (_reductions.py), in one launch
+of warpfold_statistic_axes. count_nonzero, any, all and any_nonfinite reduce whole arrays.
 """
 import math
 
 from . import _library
 from ._arrays import adapter_for
-from ._reductions import normalize_dims, shaped_scalar
+from ._reductions import checked_strides, normalize_dims, shaped_scalar
 
 def dense_elements(shape, strides):
     """The number of elements when a view's elements fill a block of memory exactly, in some
@@ -42,10 +42,47 @@ def _whole_array(arrays, name):
     return info.ptr, n
 
 
-def _check_whole(dim, axis, rank, name):
-    if normalize_dims(dim, axis, rank, name) != tuple(range(rank)):
+# The statistics that go along axes (the others reduce whole arrays).
+_ALONG_AXES = ("norm_l1", "norm_l2", "norm_linf", "mean", "var_mean", "std_mean")
+
+
+def _dims_of(statistic, dim, axis, rank, name):
+    """The reduced dims, sorted; None when that is every dim (the whole array)."""
+    dims = normalize_dims(dim, axis, rank, name)
+    if dims == tuple(range(rank)):
+        return None
+    if statistic not in _ALONG_AXES:
         raise ValueError("warpfold." + name + ": reduces whole arrays; dim= and axis= may only name every axis "
-                         "(statistics along axes are not supported yet)")
+                         "(along axes: norm, mean, var, std, var_mean and std_mean)")
+    return dims
+
+
+def _along_axes(statistic, arrays, dims, keepdim, dtype, correction, result_type, name):
+    """The statistic along `dims` of any strided view: the outputs row-major over the kept dims."""
+    info = arrays.info
+    strides = checked_strides(info.shape, info.strides, name)
+    kept_shape = tuple(e for a, e in enumerate(info.shape) if a not in dims)
+    outputs = 1
+    for e in kept_shape:
+        outputs *= e
+    pair = statistic in ("var_mean", "std_mean")
+    with arrays.on_device():
+        out = arrays.empty((outputs, 2) if pair else (outputs,), arrays.dtype(result_type))
+        _library.statistic_axes(statistic, info.dtype, info.ptr, tuple(info.shape), strides, dims,
+                                float(correction), arrays.pointer(out), outputs, arrays.stream())
+
+        def shaped(values):
+            values = arrays.reshape(values, kept_shape)
+            if keepdim:
+                for a in dims:
+                    values = arrays.unsqueeze(values, a)
+            if dtype is not None:
+                values = arrays.cast(values, dtype)
+            return arrays.finish(values)
+
+        if pair:  # the library writes each output's mean first
+            return shaped(out[:, 1]), shaped(out[:, 0])
+        return shaped(out)
 
 
 def _result_type(statistic, info, name):
@@ -59,14 +96,17 @@ def _result_type(statistic, info, name):
 
 
 def statistic(statistic, x, dim=None, keepdim=False, axis=None, dtype=None, correction=1.0, name=None):
-    """One statistic of a whole array: a 0-d result (all-ones with keepdim); for var_mean and
-    std_mean a pair (variance or standard deviation, mean), as torch.var_mean gives."""
+    """One statistic of a whole array, a 0-d result (all-ones with keepdim), or along dims (the
+    kept dims' shape); for var_mean and std_mean a pair (variance or standard deviation, mean),
+    as torch.var_mean gives."""
     name = name or statistic
     arrays = adapter_for(x)
     info = arrays.info
     rank = len(info.shape)
-    _check_whole(dim, axis, rank, name)
+    dims = _dims_of(statistic, dim, axis, rank, name)
     result_type = _result_type(statistic, info, name)
+    if dims is not None:
+        return _along_axes(statistic, arrays, dims, keepdim, dtype, correction, result_type, name)
     ptr, n = _whole_array(arrays, name)
     pair = statistic in ("var_mean", "std_mean")
     with arrays.on_device():

@@ -21,6 +21,7 @@
 #include "warpfold/many.hpp"
 #include "warpfold/reduce.hpp"
 #include "warpfold/statistics.hpp"
+#include "warpfold/statistics_axes.hpp"
 
 namespace {
 
@@ -259,19 +260,38 @@ struct warpfold_plan {
 
 namespace {
 
-// The checked shape and axes, and the call for (op, dtype) bound to them.
-std::unique_ptr<warpfold_plan> make_plan(int op, int dtype, int rank, const int64_t* extents, const int64_t* strides,
-                                         int axis_count, const int* axes) {
+// An axis call's shape, view and axes, from the C arguments (checked where C can go wrong:
+// counts and null lists; the C++ API checks the rest).
+struct axis_arguments {
+  warpfold::shape shape;
+  warpfold::axes reduced;
+  warpfold::strides view;
+  bool strided = false;
+};
+axis_arguments axis_arguments_of(int rank, const int64_t* extents, const int64_t* strides, int axis_count,
+                                 const int* axes) {
   if (rank < 0 || rank > warpfold::max_rank)
     throw warpfold::invalid_argument("warpfold: rank " + std::to_string(rank) + " is not supported (0 to " +
                                      std::to_string(warpfold::max_rank) + ")");
   if (axis_count < 0) throw warpfold::invalid_argument("warpfold: a negative number of axes");
   if ((rank > 0 && extents == nullptr) || (axis_count > 0 && axes == nullptr))
     throw warpfold::invalid_argument("warpfold: null extents or axes");
-  const warpfold::shape shape(std::vector<std::int64_t>(extents, extents + rank));
-  const warpfold::axes reduced(std::vector<int>(axes, axes + axis_count));
-  const bool strided = strides != nullptr && rank > 0;
-  const warpfold::strides view(strided ? std::vector<std::int64_t>(strides, strides + rank) : std::vector<std::int64_t>{});
+  axis_arguments a;
+  a.shape = warpfold::shape(std::vector<std::int64_t>(extents, extents + rank));
+  a.reduced = warpfold::axes(std::vector<int>(axes, axes + axis_count));
+  a.strided = strides != nullptr && rank > 0;
+  if (a.strided) a.view = warpfold::strides(std::vector<std::int64_t>(strides, strides + rank));
+  return a;
+}
+
+// The checked shape and axes, and the call for (op, dtype) bound to them.
+std::unique_ptr<warpfold_plan> make_plan(int op, int dtype, int rank, const int64_t* extents, const int64_t* strides,
+                                         int axis_count, const int* axes) {
+  const axis_arguments arguments = axis_arguments_of(rank, extents, strides, axis_count, axes);
+  const warpfold::shape& shape = arguments.shape;
+  const warpfold::axes& reduced = arguments.reduced;
+  const warpfold::strides& view = arguments.view;
+  const bool strided = arguments.strided;
   auto plan = std::make_unique<warpfold_plan>();
   bool fits = false;
   with_element_type(dtype, [&](auto t) {
@@ -409,6 +429,41 @@ int warpfold_statistic(int statistic, int dtype, const void* x, const void* y, i
           throw warpfold::invalid_argument(std::string("warpfold_statistic: ") + statistic_name(statistic) +
                                            " of one array is warpfold_reduce_axes' op; the statistic is for "
                                            "warpfold_statistic_many");
+        }
+      });
+    });
+    if (!ran) throw warpfold::invalid_argument(unsupported_statistic(statistic, dtype));
+    return WARPFOLD_OK;
+  });
+}
+
+int warpfold_statistic_axes(int statistic, int dtype, const void* in, int rank, const int64_t* extents,
+                            const int64_t* strides, int axis_count, const int* axes, double correction, void* out,
+                            int64_t out_capacity, void* stream) {
+  return guarded([&] {
+    const axis_arguments a = axis_arguments_of(rank, extents, strides, axis_count, axes);
+    bool ran = false;
+    with_element_type(dtype, [&](auto t) {
+      using T = decltype(t);
+      ran = with_statistic<T>(statistic, correction, [&](auto stat) {
+        using Stat = decltype(stat);
+        namespace s = warpfold::stat;
+        constexpr bool along_axes = std::is_same_v<Stat, s::norm_l1<T>> || std::is_same_v<Stat, s::norm_l2<T>> ||
+                                    std::is_same_v<Stat, s::norm_linf<T>> || std::is_same_v<Stat, s::mean<T>> ||
+                                    std::is_same_v<Stat, s::var_mean<T>>;
+        if constexpr (along_axes) {
+          // Along axes every output reduces the same number of elements: the mean takes
+          // that count from the plan (statistics_axes.cuh).
+          using Axes = std::conditional_t<std::is_same_v<Stat, s::mean<T>>, s::mean_of_known_count<T>, Stat>;
+          Axes along{};
+          if constexpr (std::is_same_v<Stat, s::var_mean<T>>) along = stat;
+          const std::string api = "warpfold::" + std::string(statistic_name(statistic)) + "_axes";
+          warpfold::detail::statistic_axes_into(along, static_cast<const T*>(in), a.shape, a.strided ? &a.view : nullptr,
+                                                a.reduced, static_cast<typename Axes::result*>(out), out_capacity,
+                                                as_stream(stream), api.c_str());
+        } else {
+          throw warpfold::invalid_argument(std::string("warpfold_statistic_axes: ") + statistic_name(statistic) +
+                                           " is not taken along axes (norms, mean, var_mean and std_mean are)");
         }
       });
     });
