@@ -82,11 +82,31 @@ inline layout layout_for(std::int64_t arrays, std::int64_t blocks, std::int64_t 
   return l;
 }
 
+// floor(a / d) for 0 <= a < 2^53 and 0 < d < 2^53 (the products below stay under 2^53 while
+// the list holds fewer than 2^41 elements: 8 TB of floats), without a 64-bit integer division:
+// a GPU has no instruction for one, and its software routine, run for every piece by the many
+// kernel and four times per array by the plan kernel's single block, is dozens of
+// instructions. H100, 2026-11-24, per-array L2 norms and the global norm: GPT-2 small's list
+// 204 -> 194 us, 1,000 mixed arrays 287 -> 272 us.
+// The quotient is estimated in double: a relative error of a few 2^-53 is under one unit for
+// quotients below 2^51 (here block numbers, and positions in the list), so the truncated
+// estimate is off by at most one, which exact integer products then correct.
+WARPFOLD_HOST_DEVICE std::int64_t quotient(std::int64_t a, std::int64_t d) {
+#ifdef __CUDA_ARCH__
+  std::int64_t q = static_cast<std::int64_t>(static_cast<double>(a) * __drcp_rn(static_cast<double>(d)));
+#else
+  std::int64_t q = static_cast<std::int64_t>(static_cast<double>(a) / static_cast<double>(d));
+#endif
+  if (q * d > a) --q;
+  else if ((q + 1) * d <= a) ++q;
+  return q;
+}
+
 // The block whose range holds position p: the largest b with b N / G <= p (G - 1 past the end;
-// 0 when there are no elements).
+// 0 when there are no elements). b N / G <= p exactly when b N <= (p + 1) G - 1.
 WARPFOLD_HOST_DEVICE std::int64_t block_of(std::int64_t p, std::int64_t n, std::int64_t g) {
   if (n <= 0) return 0;
-  const std::int64_t b = ((p + 1) * g - 1) / n;
+  const std::int64_t b = quotient((p + 1) * g - 1, n);
   return b < g - 1 ? b : g - 1;
 }
 
@@ -100,6 +120,6 @@ WARPFOLD_HOST_DEVICE block_span blocks_of(std::int64_t begin, std::int64_t end, 
   return {first, end > begin ? block_of(end - 1, n, g) : first};
 }
 
-WARPFOLD_HOST_DEVICE std::int64_t range_begin(std::int64_t b, std::int64_t n, std::int64_t g) { return b * n / g; }
+WARPFOLD_HOST_DEVICE std::int64_t range_begin(std::int64_t b, std::int64_t n, std::int64_t g) { return quotient(b * n, g); }
 
 }  // namespace warpfold::many
