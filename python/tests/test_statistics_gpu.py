@@ -188,7 +188,10 @@ def test_statistics_along_dims_match_numpy(dtype_name):
             what = (dtype_name, tuple(view.shape), tuple(view.stride()), dims)
             for keepdim in (False, True):
                 mean = warpfold.mean(view, dim=dims, keepdim=keepdim)
-                assert tuple(mean.shape) == tuple(torch.mean(view.float(), dim=dims, keepdim=keepdim).shape), what
+                # dim=() reduces nothing, as NumPy's axis=() (torch reads it as every dim).
+                torch_shape = tuple(view.shape) if not dims else tuple(
+                    torch.mean(view.float(), dim=dims, keepdim=keepdim).shape)
+                assert tuple(mean.shape) == torch_shape, what
                 with numpy.errstate(invalid="ignore", divide="ignore"):
                     expected = _along(v, dims, numpy.mean)
                 ok, detail = _elementwise_close(mean.reshape(expected.shape), expected, n,
@@ -208,7 +211,8 @@ def test_statistics_along_dims_match_numpy(dtype_name):
             for correction in (0, 1):
                 var, var_means = warpfold.var_mean(view, dim=dims, correction=correction)
                 std, _ = warpfold.std_mean(view, dim=dims, correction=correction)
-                assert tuple(var.shape) == tuple(torch.var_mean(view.float(), dim=dims, correction=correction)[0].shape)
+                assert tuple(var.shape) == (tuple(view.shape) if not dims else
+                                            tuple(torch.var_mean(view.float(), dim=dims, correction=correction)[0].shape))
                 dof = n - correction
                 with numpy.errstate(invalid="ignore", divide="ignore"):
                     m = _along(v, dims, numpy.mean)
