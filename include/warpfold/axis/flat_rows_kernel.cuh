@@ -21,6 +21,7 @@
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/load.cuh"
 #include "warpfold/blocks/store.cuh"
+#include "warpfold/blocks/vector_fold.cuh"
 #include "warpfold/blocks/warp_reduce.cuh"
 
 namespace warpfold::axis {
@@ -34,12 +35,11 @@ template <typename T, typename Acc>
 inline constexpr int flat_blocks_per_sm = sizeof(Acc) * blocks::vector16<T>::size <= 16 ? 2 : 1;
 
 // One vector's items folded into one value; `first_item` is the first one's index in its row.
+// Through the shared vector fold (blocks/vector_fold.cuh), so that var_mean merges a vector's
+// moments once, and min/max of halves meet in pairs, as in the production reduce.
 template <typename Acc, typename T, typename Op, typename ToAcc>
 WARPFOLD_DEVICE Acc fold_row_vector(const blocks::vector16<T>& x, std::int64_t first_item, Op op, ToAcc to_acc) {
-  Acc acc = op.template identity<Acc>();
-#pragma unroll
-  for (int e = 0; e < blocks::vector16<T>::size; ++e) acc = op(acc, to_acc(x.items[e], first_item + e));
-  return acc;
+  return blocks::fold_vector_items(op, op.template identity<Acc>(), x.items, first_item, to_acc);
 }
 
 // Whether one_vector_rows can stage a warp's 128 values in shared memory (16 KiB a block for

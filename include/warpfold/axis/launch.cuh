@@ -185,7 +185,8 @@ void launch_flat_columns(const T* in, const plan& p, int log2_row_vectors, Out o
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape, Out out, Op op, ToAcc to_acc,
                        device::launcher& l) {
-  auto kernel = shape.regular ? short_rows_kernel<T, Acc, Op, ToAcc, Out, true> : short_rows_kernel<T, Acc, Op, ToAcc, Out, false>;
+  auto kernel = shape.regular ? short_rows_kernel<T, Acc, Op, ToAcc, Out, true>
+                              : short_rows_kernel<T, Acc, Op, ToAcc, Out, false>;
   const std::int64_t rows_per_warp =
       std::int64_t(blocks::warp_size / shape.group_size) * (shape.regular ? shape.rows_in_flight : 1);
   const std::int64_t warps = blocks::ceil_div(shape.rows, rows_per_warp);
@@ -273,7 +274,8 @@ void launch_row_chunks(const T* in, const plan& p, Out out, Op op, ToAcc to_acc,
     }
   }
   const bool lattice = mode == runs_mode::vector_lattice || mode == runs_mode::element_lattice;
-  auto kernel = lattice ? row_chunks_kernel<T, Acc, Op, ToAcc, Out, true> : row_chunks_kernel<T, Acc, Op, ToAcc, Out, false>;
+  auto kernel = lattice ? row_chunks_kernel<T, Acc, Op, ToAcc, Out, true>
+                        : row_chunks_kernel<T, Acc, Op, ToAcc, Out, false>;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, row_chunks_block, l.device());
   std::int64_t chunks = 1;
   if (p.outputs < wave && p.outputs <= axis_policy::max_counters) {
@@ -314,7 +316,8 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   shape.tiles = blocks::ceil_div(shape.items, shape.tile_items);
   shape.splits = 1;
 
-  auto kernel = p.runs.count > 1 ? columns_kernel<T, Acc, Op, ToAcc, Out, true> : columns_kernel<T, Acc, Op, ToAcc, Out, false>;
+  auto kernel = p.runs.count > 1 ? columns_kernel<T, Acc, Op, ToAcc, Out, true>
+                                  : columns_kernel<T, Acc, Op, ToAcc, Out, false>;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, columns_block, l.device());
   const std::int64_t groups = p.kept.size() * shape.tiles;
   const std::int64_t tile_columns = std::int64_t(shape.tile_items) * (shape.vectorized ? V : 1);

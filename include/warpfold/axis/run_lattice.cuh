@@ -14,6 +14,7 @@
 
 #include "warpfold/axis/plan.hpp"
 #include "warpfold/blocks/load.cuh"
+#include "warpfold/blocks/vector_fold.cuh"
 
 namespace warpfold::axis {
 
@@ -56,9 +57,7 @@ WARPFOLD_DEVICE Acc fold_runs(const T* base, const strided_dims& runs, std::int6
 #pragma unroll
         for (int u = 0; u < U; ++u)
           if (j + u * step < end) {
-            const std::int64_t index = (j + u * step) * run_length + k * V;
-#pragma unroll
-            for (int e = 0; e < V; ++e) acc = op(acc, to_acc(v[u].items[e], index + e));
+            acc = blocks::fold_vector_items(op, acc, v[u].items, (j + u * step) * run_length + k * V, to_acc);
           }
       } else {
         T x[U];

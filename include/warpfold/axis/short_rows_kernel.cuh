@@ -19,6 +19,7 @@
 #include "warpfold/axis/run_lattice.cuh"
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/load.cuh"
+#include "warpfold/blocks/vector_fold.cuh"
 #include "warpfold/blocks/warp_reduce.cuh"
 
 namespace warpfold::axis {
@@ -44,9 +45,7 @@ struct short_rows_shape {
 // Folds one item (a 16-byte vector or one element) at position `item` of its row.
 template <typename Acc, typename T, typename Op, typename ToAcc>
 WARPFOLD_DEVICE void fold_item(Acc& acc, const blocks::vector16<T>& v, std::int64_t item, Op op, ToAcc to_acc) {
-  constexpr int per_vector = blocks::vector16<T>::size;
-#pragma unroll
-  for (int e = 0; e < per_vector; ++e) acc = op(acc, to_acc(v.items[e], item * per_vector + e));
+  acc = blocks::fold_vector_items(op, acc, v.items, item * blocks::vector16<T>::size, to_acc);
 }
 
 // Regular (shape.regular) is a template argument, so that the irregular path's registers do

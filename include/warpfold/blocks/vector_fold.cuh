@@ -92,6 +92,12 @@ WARPFOLD_DEVICE auto best_value(const Item (&items)[K], std::int64_t first, ToAc
   }
 }
 
+// Whether op and to_acc merge each item's own moments ({1, x, 0}: var_mean). Their items may
+// be folded K at a time in any grouping, whatever their indices (fold_vector_items with any
+// `first`): a column kernel's U rows of one column, say, meet in one merge instead of U.
+template <typename Op, typename ToAcc>
+inline constexpr bool merges_unit_moments = std::is_same_v<Op, op::combine_moments> && makes_unit_moments<ToAcc>::value;
+
 // acc = op(acc, to_acc(items[k], first + k)) for k = 0 .. K-1, in that order (or as if).
 template <typename Op, typename Acc, typename Item, int K, typename ToAcc>
 WARPFOLD_DEVICE Acc fold_vector_items(Op op, Acc acc, const Item (&items)[K], std::int64_t first, ToAcc to_acc) {
@@ -121,7 +127,7 @@ WARPFOLD_DEVICE Acc fold_vector_items(Op op, Acc acc, const Item (&items)[K], st
     return op(acc, to_acc(packed_best<std::is_same_v<Op, op::max>>(items), first));
   } else if constexpr (folds_largest_magnitude<ToAcc>::value && packs_in_pairs<Item, K>) {
     return op(acc, to_acc(packed_best<true, true>(items), first));
-  } else if constexpr (std::is_same_v<Op, op::combine_moments> && makes_unit_moments<ToAcc>::value) {
+  } else if constexpr (merges_unit_moments<Op, ToAcc>) {
     using A = decltype(acc.mean);
     A x[K];
     A sum = 0;
