@@ -454,9 +454,11 @@ int warpfold_statistic_axes(int statistic, int dtype, const void* in, int rank, 
         if constexpr (along_axes) {
           // Along axes every output reduces the same number of elements: the mean takes
           // that count from the plan (statistics_axes.cuh).
-          using Axes = std::conditional_t<std::is_same_v<Stat, s::mean<T>>, s::mean_of_known_count<T>, Stat>;
-          Axes along{};
-          if constexpr (std::is_same_v<Stat, s::var_mean<T>>) along = stat;
+          const auto along = [&] {
+            if constexpr (std::is_same_v<Stat, s::mean<T>>) return s::mean_of_known_count<T>{};
+            else return stat;
+          }();
+          using Axes = std::remove_const_t<decltype(along)>;
           const std::string api = "warpfold::" + std::string(statistic_name(statistic)) + "_axes";
           warpfold::detail::statistic_axes_into(along, static_cast<const T*>(in), a.shape, a.strided ? &a.view : nullptr,
                                                 a.reduced, static_cast<typename Axes::result*>(out), out_capacity,

@@ -101,21 +101,7 @@ __global__ void __launch_bounds__(columns_block, 2)
             blocks::vector16<T> v[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) v[u] = load(at + u * stride, 0);
-            if constexpr (blocks::merges_unit_moments<Op, ToAcc>) {
-              // var_mean: each column's U rows merge once, as one vector's items do.
-#pragma unroll
-              for (int e = 0; e < vector_size; ++e) {
-                T rows[U];
-#pragma unroll
-                for (int u = 0; u < U; ++u) rows[u] = v[u].items[e];
-                acc[e] = blocks::fold_vector_items(op, acc[e], rows, j, to_acc);
-              }
-            } else {
-#pragma unroll
-              for (int u = 0; u < U; ++u)
-#pragma unroll
-                for (int e = 0; e < vector_size; ++e) acc[e] = op(acc[e], to_acc(v[u].items[e], j + u * step));
-            }
+            blocks::fold_column_rows(op, acc, v, j, step, to_acc);
           }
           for (; j < reduced; j += step, at += stride) {
             const blocks::vector16<T> v = load(at, 0);
@@ -127,12 +113,7 @@ __global__ void __launch_bounds__(columns_block, 2)
             T v[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) v[u] = at[u * stride];
-            if constexpr (blocks::merges_unit_moments<Op, ToAcc>) {
-              acc[0] = blocks::fold_vector_items(op, acc[0], v, j, to_acc);
-            } else {
-#pragma unroll
-              for (int u = 0; u < U; ++u) acc[0] = op(acc[0], to_acc(v[u], j + u * step));
-            }
+            acc[0] = blocks::fold_column_rows(op, acc[0], v, j, step, to_acc);
           }
           for (; j < reduced; j += step, at += stride) acc[0] = op(acc[0], to_acc(*at, j));
         }

@@ -48,20 +48,9 @@ __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
     blocks::vector16<T> x[L];
 #pragma unroll
     for (int u = 0; u < L; ++u) x[u] = load(in, v + u * count);
-    if constexpr (blocks::merges_unit_moments<Op, ToAcc>) {
-      // var_mean: each column's L rows (count is a multiple of the row's vectors, so the L
-      // vectors hold the same columns) merge once, as one vector's items do.
-#pragma unroll
-      for (int e = 0; e < per_vector; ++e) {
-        T rows[L];
-#pragma unroll
-        for (int u = 0; u < L; ++u) rows[u] = x[u].items[e];
-        acc[e] = blocks::fold_vector_items(op, acc[e], rows, 0, to_acc);
-      }
-    } else {
-#pragma unroll
-      for (int u = 0; u < L; ++u) fold_vector(x[u], v + u * count);
-    }
+    // count is a multiple of the vectors per row, so the L vectors hold the same columns of
+    // L rows, count / row_vectors rows apart.
+    blocks::fold_column_rows(op, acc, x, v >> log2_row_vectors, count >> log2_row_vectors, to_acc);
   }
   for (; v < vectors; v += count) fold_vector(load(in, v), v);
 

@@ -94,7 +94,8 @@ WARPFOLD_DEVICE auto best_value(const Item (&items)[K], std::int64_t first, ToAc
 
 // Whether op and to_acc merge each item's own moments ({1, x, 0}: var_mean). Their items may
 // be folded K at a time in any grouping, whatever their indices (fold_vector_items with any
-// `first`): a column kernel's U rows of one column, say, meet in one merge instead of U.
+// `first`): a column kernel's U rows of one column meet in one merge instead of U
+// (fold_column_rows).
 template <typename Op, typename ToAcc>
 inline constexpr bool merges_unit_moments = std::is_same_v<Op, op::combine_moments> && makes_unit_moments<ToAcc>::value;
 
@@ -144,6 +145,41 @@ WARPFOLD_DEVICE Acc fold_vector_items(Op op, Acc acc, const Item (&items)[K], st
   } else {
 #pragma unroll
     for (int k = 0; k < K; ++k) acc = op(acc, to_acc(items[k], first + k));
+    return acc;
+  }
+}
+
+// Rows of the same columns, loaded together by a column kernel: row u (index first + u *
+// step, which argmin/argmax report) holds one item of each column, and column e folds into
+// acc[e]. Where the op merges unit moments (var_mean), each column's rows merge once, as one
+// vector's items do; otherwise they meet acc[e] one row after another.
+template <typename Op, typename Acc, typename T, int U, typename ToAcc>
+WARPFOLD_DEVICE void fold_column_rows(Op op, Acc (&acc)[vector16<T>::size], const vector16<T> (&rows)[U],
+                                      std::int64_t first, std::int64_t step, ToAcc to_acc) {
+  if constexpr (merges_unit_moments<Op, ToAcc>) {
+#pragma unroll
+    for (int e = 0; e < vector16<T>::size; ++e) {
+      T column[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) column[u] = rows[u].items[e];
+      acc[e] = fold_vector_items(op, acc[e], column, first, to_acc);
+    }
+  } else {
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int e = 0; e < vector16<T>::size; ++e) acc[e] = op(acc[e], to_acc(rows[u].items[e], first + u * step));
+  }
+}
+// The same for one column read an element at a time.
+template <typename Op, typename Acc, typename T, int U, typename ToAcc>
+WARPFOLD_DEVICE Acc fold_column_rows(Op op, Acc acc, const T (&rows)[U], std::int64_t first, std::int64_t step,
+                                     ToAcc to_acc) {
+  if constexpr (merges_unit_moments<Op, ToAcc>) {
+    return fold_vector_items(op, acc, rows, first, to_acc);
+  } else {
+#pragma unroll
+    for (int u = 0; u < U; ++u) acc = op(acc, to_acc(rows[u], first + u * step));
     return acc;
   }
 }
