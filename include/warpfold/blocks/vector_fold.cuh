@@ -109,7 +109,8 @@ WARPFOLD_DEVICE Acc fold_vector_items(Op op, Acc acc, const Item (&items)[K], st
     const auto best = best_value<is_max>(items, first, to_acc);
     // An earlier item that this vector's best does not beat stays: after a thread's first few
     // vectors this is nearly every vector, and costs one compare.
-    if (acc.index >= 0 && acc.index < first && !beats<is_max>(best, acc.value)) return acc;
+    const bool earlier = acc.index >= 0 && acc.index < first;
+    if (earlier && !beats<is_max>(best, acc.value)) return acc;
     // Otherwise the first item that holds the best value. (The item itself is kept, not its
     // position: items[best_k] would put the vector in local memory.)
     Item best_item = items[K - 1];
@@ -122,7 +123,12 @@ WARPFOLD_DEVICE Acc fold_vector_items(Op op, Acc acc, const Item (&items)[K], st
         best_k = k;
       }
     }
-    return op(acc, to_acc(best_item, first + best_k));
+    const auto candidate = to_acc(best_item, first + best_k);
+    // It replaces an empty accumulator, or an earlier item that it beats, without the op's
+    // checks: a thread's first vectors take this path often (at 2^22 floats, every thread
+    // reads only four vectors).
+    if (acc.index < 0 || earlier) return candidate;
+    return op(acc, candidate);
   } else if constexpr ((std::is_same_v<Op, op::min> || std::is_same_v<Op, op::max>) && packs_in_pairs<Item, K> &&
                        only_widens<ToAcc>::value) {
     return op(acc, to_acc(packed_best<std::is_same_v<Op, op::max>>(items), first));
