@@ -1,10 +1,11 @@
-// Definitions of many.hpp: checks, the plan kernel and the reduction kernel (many/). Include
+// Definitions of many.hpp: checks, the plan and the reduction kernel (many/). Include
 // from a .cu file; the project compiles every statistic x type once in src/stats/.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -48,6 +49,19 @@ void require_device_arrays(const Entry* list, std::int64_t count, const char* ap
   }
 }
 
+// A block's own plan of the longest list it plans (8 bytes an array) takes more shared
+// memory, with the kernel's own, than a kernel gets unless it asks: asked once per kernel and
+// device (an attribute of the function in the device's context).
+template <typename Stat, typename T, typename Kernel>
+void allow_block_plan_memory(Kernel kernel, int device) {
+  static std::atomic<std::uint64_t> asked{0};  // a bit per device, for the first 64; one word per Stat and T
+  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
+  if (bit != 0 && (asked.load(std::memory_order_relaxed) & bit) != 0) return;
+  WARPFOLD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(sizeof(std::int64_t) * (many::block_plan_max_arrays + 1))));
+  asked.fetch_or(bit, std::memory_order_relaxed);
+}
+
 template <typename Stat, typename T>
 void many_into(const Stat& stat, const many_entry_t<Stat, T>* d_list, const many_entry_t<Stat, T>* h_list, std::int64_t count,
                typename Stat::result* d_per_array, typename Stat::result* d_combined, std::int64_t* d_status,
@@ -71,11 +85,14 @@ void many_into(const Stat& stat, const many_entry_t<Stat, T>* d_list, const many
 
   device::launcher l(device, stream, scratch);
   using Entry = many_entry_t<Stat, T>;
-  auto kernel = many::many_kernel<Stat, T, Entry>;
+  const bool plans_in_block = count <= many::block_plan_max_arrays;
+  auto kernel = plans_in_block ? many::many_kernel<Stat, T, Entry, true> : many::many_kernel<Stat, T, Entry, false>;
   const std::int64_t grid = std::min<std::int64_t>(
       device::reduce_policy::max_grid,
       std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, many::many_block, device));
   const many::layout layout = many::layout_for(count, grid, sizeof(Acc), sizeof(Entry));
+  const std::size_t plan_bytes = plans_in_block ? sizeof(std::int64_t) * static_cast<std::size_t>(count + 1) : 0;
+  if (plans_in_block) allow_block_plan_memory<Stat, T>(kernel, device);
   l.with_scratch({1, count + 1, layout.bytes}, [&](const device::scratch_view& view) {
     const Entry* list = d_list;
     if (h_list != nullptr && count > 0) {
@@ -83,9 +100,10 @@ void many_into(const Stat& stat, const many_entry_t<Stat, T>* d_list, const many
       WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(copy, h_list, count * sizeof(Entry), cudaMemcpyHostToDevice, stream));
       list = copy;
     }
-    blocks::launch_dependent(many::plan_kernel<Entry>, 1, many::plan_block, stream, list, layout, view.partials, d_status);
-    blocks::launch_dependent(kernel, static_cast<unsigned>(grid), many::many_block, stream, list, layout, stat, d_per_array,
-                             d_combined, view);
+    if (!plans_in_block)
+      blocks::launch_dependent(many::plan_kernel<Entry>, 1, many::plan_block, stream, list, layout, view.partials, d_status);
+    blocks::launch_dependent_shaped(kernel, static_cast<unsigned>(grid), many::many_block, 0u, plan_bytes, stream, list, layout,
+                                    stat, d_per_array, d_combined, d_status, view);
   });
 }
 

@@ -17,6 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <utility>
 
 #include "warpfold/config.hpp"
@@ -40,12 +41,15 @@ WARPFOLD_DEVICE void allow_dependent_launch() {
 // in the stream ends. The kernel must begin with wait_for_prior_kernels().
 // With cluster_blocks > 0 the grid is also launched in clusters of that many blocks
 // (sm_90 and later; see blocks/cluster_finish.cuh).
+// With dynamic_shared_bytes, the kernel's extern __shared__ array gets that many bytes (above
+// 48 KB in all, the kernel must have opted in: cudaFuncAttributeMaxDynamicSharedMemorySize).
 template <typename... Params, typename... Args>
-void launch_dependent_clustered(void (*kernel)(Params...), unsigned grid, int block, unsigned cluster_blocks,
-                                cudaStream_t stream, Args&&... args) {
+void launch_dependent_shaped(void (*kernel)(Params...), unsigned grid, int block, unsigned cluster_blocks,
+                             std::size_t dynamic_shared_bytes, cudaStream_t stream, Args&&... args) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(grid);
   config.blockDim = dim3(static_cast<unsigned>(block));
+  config.dynamicSmemBytes = dynamic_shared_bytes;
   config.stream = stream;
   cudaLaunchAttribute attributes[2];
   attributes[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -60,8 +64,14 @@ void launch_dependent_clustered(void (*kernel)(Params...), unsigned grid, int bl
 }
 
 template <typename... Params, typename... Args>
+void launch_dependent_clustered(void (*kernel)(Params...), unsigned grid, int block, unsigned cluster_blocks,
+                                cudaStream_t stream, Args&&... args) {
+  launch_dependent_shaped(kernel, grid, block, cluster_blocks, 0, stream, std::forward<Args>(args)...);
+}
+
+template <typename... Params, typename... Args>
 void launch_dependent(void (*kernel)(Params...), unsigned grid, int block, cudaStream_t stream, Args&&... args) {
-  launch_dependent_clustered(kernel, grid, block, 0u, stream, std::forward<Args>(args)...);
+  launch_dependent_shaped(kernel, grid, block, 0u, 0, stream, std::forward<Args>(args)...);
 }
 
 }  // namespace warpfold::blocks

@@ -45,6 +45,13 @@ WARPFOLD_HOST_DEVICE const T* second_data(const array_pair_ref<T>& e) { return e
 template <typename T>
 WARPFOLD_HOST_DEVICE bool lacks_data(const array_pair_ref<T>& e) { return e.x == nullptr || e.y == nullptr; }
 
+// Lists of up to this many arrays are planned by every block of the reduction kernel for
+// itself (many/plan_kernel.cuh: plan_in_block). What it costs: each block reads the list's
+// sizes (16 or 24 bytes an array, from L2 after the first block) and scans them, and keeps 8
+// bytes an array of shared memory; 8192 arrays take 64 KB, so two blocks of the reduction
+// kernel (under 40 KB of their own) still share an SM.
+inline constexpr std::int64_t block_plan_max_arrays = 8192;
+
 // Where the launch keeps its plan and partial results in scratch memory, as element offsets
 // into the partials area (device/scratch.hpp), and its shape.
 struct layout {

@@ -25,6 +25,7 @@
 #include "warpfold/blocks/warp_reduce.cuh"
 #include "warpfold/device/scratch.hpp"
 #include "warpfold/many/layout.cuh"
+#include "warpfold/many/plan_kernel.cuh"
 #include "warpfold/stats/statistics.hpp"
 
 namespace warpfold::many {
@@ -82,10 +83,14 @@ WARPFOLD_DEVICE typename Stat::accumulator fold_piece(const piece<T>& p, std::in
         p.data, p.length, rank, count, op, op.template identity<Acc>(), to_acc);
 }
 
-template <typename Stat, typename T, typename Entry>
+// With PlansInBlock, each block makes its plan in the dynamic shared memory of the launch
+// (8 (A + 1) bytes: plan_kernel.cuh); otherwise plan_kernel has written it to scratch memory.
+// A template argument, not a flag: the kernel with both paths ran GPT-2 small's list 4% slower
+// than the one with the scratch path alone, even with the plan in scratch (H100, 2026-11-24).
+template <typename Stat, typename T, typename Entry, bool PlansInBlock>
 __global__ void __launch_bounds__(many_block)
     many_kernel(const Entry* list, layout l, Stat stat, typename Stat::result* per_array,
-                typename Stat::result* combined, device::scratch_view scratch) {
+                typename Stat::result* combined, std::int64_t* status, device::scratch_view scratch) {
   using Acc = typename Stat::accumulator;
   using Op = typename Stat::combine;
   const Op op{};
@@ -96,15 +101,23 @@ __global__ void __launch_bounds__(many_block)
   __shared__ int finishing;
   __shared__ bool list_done;
 
+  extern __shared__ std::int64_t planned_prefix[];
+  __shared__ std::int64_t planned_first_array;
+
   blocks::wait_for_prior_kernels();
-  const auto* prefix = reinterpret_cast<const std::int64_t*>(scratch.partials + l.prefix_offset);
+  const std::int64_t A = l.arrays, G = l.blocks, b = blockIdx.x;
+  if constexpr (PlansInBlock) plan_in_block<many_block>(list, A, G, b, planned_prefix, status, planned_first_array);
+  const auto* scratch_prefix = reinterpret_cast<const std::int64_t*>(scratch.partials + l.prefix_offset);
+  auto prefix = [&](std::int64_t a) {
+    if constexpr (PlansInBlock) return planned_prefix[a];
+    else return __ldcg(scratch_prefix + a);
+  };
   const auto* first_array = reinterpret_cast<const std::int64_t*>(scratch.partials + l.first_array_offset);
   Acc* slots = reinterpret_cast<Acc*>(scratch.partials + l.slots_offset);
   Acc* totals = reinterpret_cast<Acc*>(scratch.partials + l.totals_offset);
   unsigned int* array_arrivals = scratch.counters;
   unsigned int* list_arrivals = scratch.counters + l.arrays;
-  const std::int64_t A = l.arrays, G = l.blocks, b = blockIdx.x;
-  const std::int64_t n = __ldcg(prefix + A);
+  const std::int64_t n = prefix(A);
   if (n < 0 || A == 0) {  // an invalid entry (the plan wrote the status), or an empty list
     if (b == 0 && threadIdx.x == 0) {
       if (A == 0 && combined != nullptr) *combined = stat.finish(op.template identity<Acc>());
@@ -115,13 +128,16 @@ __global__ void __launch_bounds__(many_block)
   const int lane = threadIdx.x % blocks::warp_size, warp = threadIdx.x / blocks::warp_size;
   const std::int64_t begin = range_begin(b, n, G), end = range_begin(b + 1, n, G);
 
-  for (std::int64_t first = __ldcg(first_array + b);; first += many_block) {
+  std::int64_t first_of_block;
+  if constexpr (PlansInBlock) first_of_block = planned_first_array;
+  else first_of_block = __ldcg(first_array + b);
+  for (std::int64_t first = first_of_block;; first += many_block) {
     // 1. This batch's pieces: arrays first, first + 1, ... while their first block is this one
     //    (a prefix of the threads: every array from first on ends in this block or later).
     const std::int64_t a = first + threadIdx.x;
     bool has_piece = false;
     if (a < A) {
-      const std::int64_t array_begin = __ldcg(prefix + a), array_end = __ldcg(prefix + a + 1);
+      const std::int64_t array_begin = prefix(a), array_end = prefix(a + 1);
       const block_span span = blocks_of(array_begin, array_end, n, G);
       if (span.first <= b) {
         has_piece = true;
@@ -178,7 +194,7 @@ __global__ void __launch_bounds__(many_block)
       const std::int64_t array = pieces[which].array;
       Acc acc = values[which];  // the whole array, when this was its only piece
       if (pieces[which].array_pieces > 1) {
-        const block_span span = blocks_of(__ldcg(prefix + array), __ldcg(prefix + array + 1), n, G);
+        const block_span span = blocks_of(prefix(array), prefix(array + 1), n, G);
         acc = op.template identity<Acc>();
         for (std::int64_t s = array + span.first + lane; s <= array + span.last; s += blocks::warp_size)
           acc = op(acc, blocks::load_from_other_blocks(slots + s));

@@ -1,7 +1,11 @@
-// First of the two kernels of a many-array reduction: one block reads the list once, checks
-// it, and writes the plan that the second kernel's blocks need (many/layout.cuh): where each
-// array starts in the sequence of all elements, and the first array of each block. Reading
-// the list once here costs less than every block of the second kernel reading all of it.
+// The plan of a many-array reduction (many/layout.cuh): where each array starts in the
+// sequence of all elements, and the first array of each block, after checking the list.
+// - Lists of up to block_plan_max_arrays: every block of the reduction kernel makes the plan
+//   itself (plan_in_block), into shared memory. The call is then one kernel, and no block
+//   waits on a single block that reads the list tile by tile.
+// - Longer lists: a kernel of its own (plan_kernel), one block that reads the list once and
+//   writes the plan to scratch memory, where every block of the reduction kernel could not
+//   afford to read all of it.
 #pragma once
 
 #include <cub/block/block_scan.cuh>
@@ -14,6 +18,64 @@
 namespace warpfold::many {
 
 inline constexpr int plan_block = 1024;
+
+// Each block's own plan, for lists of up to block_plan_max_arrays: prefix (shared memory,
+// A + 1 entries) as plan_kernel writes it, and the first array with a piece in block `b`
+// (A if none). Block 0 writes the status. Every thread of the block calls it.
+template <int Threads, typename Entry>
+WARPFOLD_DEVICE void plan_in_block(const Entry* list, std::int64_t A, std::int64_t G, std::int64_t b,
+                                   std::int64_t* prefix, std::int64_t* status, std::int64_t& first_array) {
+  // Warp scans: a few hundred bytes of shared memory, where the default (raking) takes 4 KB.
+  // The reduction kernel's shared memory decides how the SM splits its storage between shared
+  // memory and L1, and the larger share cost GPT-2 small's list 4% (H100, 2026-11-24).
+  using scan = cub::BlockScan<long long, Threads, cub::BLOCK_SCAN_WARP_SCANS>;
+  __shared__ typename scan::TempStorage scan_storage;
+  __shared__ unsigned long long first_invalid;
+  if (threadIdx.x == 0) {
+    first_invalid = ~0ull;
+    first_array = A;
+  }
+  __syncthreads();
+  // The sizes, read with every load in flight at once.
+  for (std::int64_t a = threadIdx.x; a < A; a += Threads) {
+    const Entry entry = list[a];
+    if (entry.size < 0 || (entry.size > 0 && lacks_data(entry))) atomicMin(&first_invalid, static_cast<unsigned long long>(a));
+    prefix[a] = entry.size > 0 ? entry.size : 0;
+  }
+  __syncthreads();
+  // Each thread a run of consecutive arrays: its sum, one block scan, then its starts.
+  const std::int64_t per_thread = (A + Threads - 1) / Threads;
+  const std::int64_t run_begin = threadIdx.x * per_thread < A ? threadIdx.x * per_thread : A;
+  const std::int64_t run_end = run_begin + per_thread < A ? run_begin + per_thread : A;
+  long long own = 0;
+  for (std::int64_t a = run_begin; a < run_end; ++a) own += prefix[a];
+  long long start, n;
+  scan(scan_storage).ExclusiveSum(own, start, n);
+  for (std::int64_t a = run_begin; a < run_end; ++a) {
+    const long long size = prefix[a];
+    prefix[a] = start;
+    start += size;
+  }
+  const bool invalid = first_invalid != ~0ull;
+  if (threadIdx.x == 0) {
+    prefix[A] = invalid ? -1 : n;
+    if (status != nullptr && b == 0) *status = invalid ? static_cast<std::int64_t>(first_invalid) : -1;
+  }
+  __syncthreads();  // every start is in place
+  // The first array whose last block is b or later; last blocks grow with the array, so one
+  // thread's run holds it, and that thread looks through its run.
+  if (!invalid && run_begin < run_end) {
+    auto last_block = [&](std::int64_t a) { return blocks_of(prefix[a], a + 1 < A ? prefix[a + 1] : n, n, G).last; };
+    const std::int64_t before = run_begin == 0 ? -1 : last_block(run_begin - 1);
+    if (before < b && last_block(run_end - 1) >= b)
+      for (std::int64_t a = run_begin; a < run_end; ++a)
+        if (last_block(a) >= b) {
+          first_array = a;
+          break;
+        }
+  }
+  __syncthreads();
+}
 
 template <typename Entry>
 __global__ void __launch_bounds__(plan_block)

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include <warpfold/many/layout.cuh>
 #include <warpfold/reduce.hpp>
 
 #include "reduce_test_util.hpp"
@@ -60,6 +61,10 @@ std::vector<std::int64_t> list_sizes(const std::string& kind, std::uint64_t seed
   } else if (kind == "small") {
     const int count = quick ? 300 : 5000;
     for (int i = 0; i < count; ++i) sizes.push_back(1 + static_cast<std::int64_t>(random() % 2000));
+  } else if (kind == "long") {  // more arrays than a block plans itself (many/plan_kernel.cuh)
+    for (std::int64_t i = 0; i < warpfold::many::block_plan_max_arrays + 808; ++i)
+      sizes.push_back(static_cast<std::int64_t>(random() % 40));
+    sizes.push_back(quick ? 20000 : 1000003);
   } else {  // mix
     const std::int64_t classes[] = {0, 1, 2, 31, 32, 33, 511, 512, 513, 4099, 65537, 100003};
     const int count = quick ? 40 : 400;
@@ -160,7 +165,7 @@ void check_against_references(const list_data<T>& d, const many_results<T>& got)
 
 TYPED_TEST(ManyArrays, EveryArrayAndTheCombinedResultMatchTheReferences) {
   using T = TypeParam;
-  for (const std::string kind : {"model", "small", "mix"})
+  for (const std::string kind : {"model", "small", "mix", "long"})
     for (value_mode mode : {value_mode::moderate, value_mode::full_range}) {
       SCOPED_TRACE(kind + " " + mode_name(mode));
       list_data<T> d = make_list<T>(list_sizes(kind, seed_for("many-" + kind, 0)), seed_for("many-values-" + kind, 1), mode);
@@ -203,7 +208,7 @@ TYPED_TEST(ManyArrays, EmptyListsAndListsOfEmptyArrays) {
 // the device-list form gives the same bits as the host-list form.
 TYPED_TEST(ManyArrays, DotOfPairsMatchesTheReferences) {
   using T = TypeParam;
-  for (const std::string kind : {"model", "small", "mix"}) {
+  for (const std::string kind : {"model", "small", "mix", "long"}) {
     SCOPED_TRACE(kind);
     const std::vector<std::int64_t> sizes = list_sizes(kind, seed_for("dot-" + kind, 0));
     list_data<T> xd = make_list<T>(sizes, seed_for("dot-x-" + kind, 1), value_mode::moderate);
