@@ -18,6 +18,7 @@
 #include "warpfold/axis/column_combine.cuh"
 #include "warpfold/axis/output.cuh"
 #include "warpfold/axis/plan.hpp"
+#include "warpfold/axis/shifted_vector.cuh"
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/finish.cuh"
 #include "warpfold/blocks/load.cuh"
@@ -32,8 +33,10 @@ inline constexpr int rows_in_flight = 8;
 
 struct columns_shape {
   bool vectorized;         // items are 16-byte vectors of columns, else single columns
-  bool vector_store;       // vectorized, and each item's outputs are 16 aligned bytes
-  std::int64_t items;      // per row: columns / vector size, or columns
+  bool shifted;            // vectorized, but rows start anywhere: items read by load_shifted
+  bool vector_store;       // vectorized, not shifted, and each item's outputs are 16 aligned bytes
+  std::int64_t items;      // per row: columns / vector size (rounded up when shifted), or columns
+  std::int64_t end;        // shifted: one past the view's last element, as an offset from `in`
   int tile_items;          // tx, a power of two up to columns_block
   std::int64_t tiles;      // per b: ceil(items / tx)
   std::int64_t splits;     // row pieces per tile
@@ -56,6 +59,23 @@ WARPFOLD_DEVICE void store_items(Out to, const Acc (&items)[N], int count, bool 
 #pragma unroll
   for (int e = 0; e < N; ++e)
     if (e < count) to[e] = items[e];
+}
+
+// One row of a shifted item: its 16 bytes by load_shifted where both blocks lie inside the
+// array, else element by element (the `valid` columns that the row holds; the others fold in
+// whatever they are, and are never stored).
+template <typename Op, typename Acc, typename T, typename ToAcc>
+WARPFOLD_DEVICE void fold_shifted_row(Op op, Acc (&acc)[blocks::vector16<T>::size], const T* at, const T* end,
+                                      std::int64_t valid, std::int64_t row, ToAcc to_acc) {
+  blocks::vector16<T> v;
+  if (shifted_load_fits(at, end)) {
+    v = load_shifted(at);
+  } else {
+#pragma unroll
+    for (int e = 0; e < blocks::vector16<T>::size; ++e) v.items[e] = e < valid ? at[e] : T{};
+  }
+#pragma unroll
+  for (int e = 0; e < blocks::vector16<T>::size; ++e) acc[e] = op(acc[e], to_acc(v.items[e], row));
 }
 
 // SeveralRuns (p.runs.count > 1) is a template argument, so that its loop's registers do not
@@ -96,7 +116,19 @@ __global__ void __launch_bounds__(columns_block, 2)
         std::int64_t j = split * ty + y;
         const T* at = column + (p.runs.count ? j * p.runs.stride[0] : 0);
         constexpr int U = rows_in_flight;
-        if (shape.vectorized) {
+        if (shape.shifted) {
+          // Two 16-byte loads a row, so half as many rows in flight, until the rows near the
+          // array's end, whose second block might lie past it (then row by row, checked).
+          constexpr int H = U / 2;
+          const T* end = in + shape.end;
+          for (; j + (H - 1) * step < reduced && shifted_load_fits(at + (H - 1) * stride, end); j += H * step, at += H * stride) {
+            blocks::vector16<T> v[H];
+#pragma unroll
+            for (int u = 0; u < H; ++u) v[u] = load_shifted(at + u * stride);
+            blocks::fold_column_rows(op, acc, v, j, step, to_acc);
+          }
+          for (; j < reduced; j += step, at += stride) fold_shifted_row(op, acc, at, end, p.columns - item * per_item, j, to_acc);
+        } else if (shape.vectorized) {
           for (; j + (U - 1) * step < reduced; j += U * step, at += U * stride) {
             blocks::vector16<T> v[U];
 #pragma unroll
@@ -122,29 +154,42 @@ __global__ void __launch_bounds__(columns_block, 2)
       // Several reduced axes: each row's address from its index (divisions), U rows' loads
       // in flight at a time.
       constexpr int U = rows_in_flight;
-      for (std::int64_t j = split * ty + y; j < reduced; j += U * step) {
-        std::int64_t at[U];
+      if (shape.shifted) {
+        constexpr int H = U / 2;  // two 16-byte loads a row
+        const T* end = in + shape.end;
+        for (std::int64_t j = split * ty + y; j < reduced; j += H * step) {
+          const T* at[H];
 #pragma unroll
-        for (int u = 0; u < U; ++u) at[u] = j + u * step < reduced ? p.runs.offset(j + u * step) : 0;
-        if (shape.vectorized) {
-          blocks::vector16<T> v[U];
+          for (int u = 0; u < H; ++u) at[u] = column + (j + u * step < reduced ? p.runs.offset(j + u * step) : 0);
 #pragma unroll
-          for (int u = 0; u < U; ++u)
-            if (j + u * step < reduced) v[u] = load(column + at[u], 0);
+          for (int u = 0; u < H; ++u)
+            if (j + u * step < reduced) fold_shifted_row(op, acc, at[u], end, p.columns - item * per_item, j + u * step, to_acc);
+        }
+      } else {
+        for (std::int64_t j = split * ty + y; j < reduced; j += U * step) {
+          std::int64_t at[U];
 #pragma unroll
-          for (int u = 0; u < U; ++u)
-            if (j + u * step < reduced) {
+          for (int u = 0; u < U; ++u) at[u] = j + u * step < reduced ? p.runs.offset(j + u * step) : 0;
+          if (shape.vectorized) {
+            blocks::vector16<T> v[U];
 #pragma unroll
-              for (int e = 0; e < vector_size; ++e) acc[e] = op(acc[e], to_acc(v[u].items[e], j + u * step));
-            }
-        } else {
-          T x[U];
+            for (int u = 0; u < U; ++u)
+              if (j + u * step < reduced) v[u] = load(column + at[u], 0);
 #pragma unroll
-          for (int u = 0; u < U; ++u)
-            if (j + u * step < reduced) x[u] = column[at[u]];
+            for (int u = 0; u < U; ++u)
+              if (j + u * step < reduced) {
 #pragma unroll
-          for (int u = 0; u < U; ++u)
-            if (j + u * step < reduced) acc[0] = op(acc[0], to_acc(x[u], j + u * step));
+                for (int e = 0; e < vector_size; ++e) acc[e] = op(acc[e], to_acc(v[u].items[e], j + u * step));
+              }
+          } else {
+            T x[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+              if (j + u * step < reduced) x[u] = column[at[u]];
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+              if (j + u * step < reduced) acc[0] = op(acc[0], to_acc(x[u], j + u * step));
+          }
         }
       }
     }
@@ -163,12 +208,14 @@ __global__ void __launch_bounds__(columns_block, 2)
     const std::int64_t out_step = p.column_out_stride;
     if (threadIdx.x < tx && shape.splits == 1 && item < shape.items) {
       const std::int64_t c = first_column + std::int64_t(x) * per_item;
+      // A shifted item may run past the last column.
+      const int here = static_cast<int>(p.columns - c < per_item ? p.columns - c : per_item);
       if (out_step == 1) {
-        store_items(out_b + c, total, per_item, shape.vector_store);
+        store_items(out_b + c, total, here, shape.vector_store);
       } else {
 #pragma unroll
         for (int e = 0; e < vector_size; ++e)
-          if (e < per_item) out_b[(c + e) * out_step] = total[e];
+          if (e < here) out_b[(c + e) * out_step] = total[e];
       }
     }
     if (shape.splits == 1) continue;

@@ -10,7 +10,8 @@
 //   row, split further when there are fewer rows than resident blocks;
 // - kept innermost axis, [R, C] with C of 1, 2, 4, ... 32 vectors: flat_columns_kernel;
 // - other kept innermost axes: columns_kernel, split along the rows when there are fewer
-//   column tiles than resident blocks.
+//   column tiles than resident blocks; 16-byte vectors of columns even where rows start
+//   unaligned (axis/shifted_vector.cuh), if a row holds at least four.
 // Every case is one launch. Grids are at most one resident wave, with the work items spread
 // evenly over them (a grid of 512 for 1024 items, not 528). Launches are dependent launches
 // (blocks/dependent_launch.cuh); every kernel starts with wait_for_prior_kernels(). Kernels
@@ -58,6 +59,11 @@ struct axis_policy {
   // each leaves 1024 columns) and one arrival counter per split output or column tile.
   static constexpr std::int64_t max_partial_bytes = std::int64_t{16} << 20;
   static constexpr std::int64_t max_counters = 16384;
+  // Contiguous columns whose rows do not start on 16-byte boundaries are read as 16-byte
+  // vectors by pairs of aligned loads (axis/shifted_vector.cuh) when a row holds at least this
+  // many vectors' worth; a narrower row would mostly load bytes that it does not hold.
+  static constexpr std::int64_t min_shifted_vectors = 4;
+  static constexpr std::int64_t min_shifted_rows_per_thread = 4;
   // A column tile's work for one kept index (column items x rows) below which the columns
   // are read as rows of one element instead (small_column_tiles): a 512-thread block with
   // four loads in flight each.
@@ -295,22 +301,45 @@ void launch_row_chunks(const T* in, const plan& p, Out out, Op op, ToAcc to_acc,
                         mode, team, out, op, to_acc);
 }
 
+// Whether a columns plan whose rows are not all 16-byte aligned still reads its columns as
+// 16-byte vectors (load_shifted).
+template <typename T>
+bool shifts_columns(const plan& p) {
+  constexpr int V = blocks::vector16<T>::size;
+  return p.inner_stride == 1 && p.columns >= axis_policy::min_shifted_vectors * V;
+}
+
+// One past the largest element offset that plan p reads (strides are not negative).
+inline std::int64_t end_offset(const plan& p) {
+  std::int64_t last = (p.columns - 1) * p.inner_stride;
+  for (const strided_dims* d : {&p.kept, &p.runs})
+    for (int i = 0; i < d->count; ++i) last += (d->extent[i] - 1) * d->stride[i];
+  return last + 1;
+}
+
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
   constexpr int V = blocks::vector16<T>::size;
   columns_shape shape{};
-  shape.vectorized = rows_vector_aligned(in, p, p.columns);
-  shape.items = shape.vectorized ? p.columns / V : p.columns;
+  const bool aligned = rows_vector_aligned(in, p, p.columns);
+  shape.shifted = !aligned && shifts_columns<T>(p);
+  shape.vectorized = aligned || shape.shifted;
+  shape.items = aligned ? p.columns / V : shape.shifted ? blocks::ceil_div(p.columns, std::int64_t{V}) : p.columns;
+  shape.end = shape.shifted ? end_offset(p) : 0;
   // One [R, C] matrix (no kept axis outside the columns, one reduced axis right above them).
   const bool one_matrix = p.kept.size() == 1 && p.runs.count == 1 && p.runs.stride[0] == p.columns;
-  const int log2_row_vectors = flat_row_log2(shape.vectorized, shape.items);
+  const int log2_row_vectors = flat_row_log2(aligned, shape.items);
   if (one_matrix && log2_row_vectors >= 0) return launch_flat_columns<T, Acc>(in, p, log2_row_vectors, out, op, to_acc, l);
   if constexpr (is_plain_output<Out>)
-    shape.vector_store = shape.vectorized && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
+    shape.vector_store = aligned && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
   // Tiles are narrow when there are many rows (32 items: 512 contiguous bytes per row, and
   // more tiles, so fewer row splits and partials) and wide when there are few (16 rows of 4 M
   // floats: 512 items, so each thread still gets min_rows_per_thread rows).
-  const std::int64_t row_groups = std::max<std::int64_t>(1, p.runs.size() / axis_policy::min_rows_per_thread);
+  // Shifted rows keep fewer per thread: each moves 16 bytes a thread, and 16 rows a thread
+  // left [4641, 935] f16 along dim 0 with 72 blocks (H100, 2026-11-24: 17% of the read
+  // ceiling; it was 26% read an element at a time).
+  const std::int64_t rows_per_thread = shape.shifted ? axis_policy::min_shifted_rows_per_thread : axis_policy::min_rows_per_thread;
+  const std::int64_t row_groups = std::max<std::int64_t>(1, p.runs.size() / rows_per_thread);
   const int widest = std::max(blocks::warp_size, power_of_two_at_most(std::max<std::int64_t>(1, columns_block / row_groups)));
   shape.tile_items = power_of_two_at_least(shape.items, widest);
   shape.tiles = blocks::ceil_div(shape.items, shape.tile_items);
@@ -322,7 +351,7 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   const std::int64_t groups = p.kept.size() * shape.tiles;
   const std::int64_t tile_columns = std::int64_t(shape.tile_items) * (shape.vectorized ? V : 1);
   if (groups < wave && groups <= axis_policy::max_counters) {
-    const std::int64_t rows_per_block = std::int64_t(columns_block / shape.tile_items) * axis_policy::min_rows_per_thread;
+    const std::int64_t rows_per_block = std::int64_t(columns_block / shape.tile_items) * rows_per_thread;
     const std::int64_t by_rows = std::max<std::int64_t>(1, p.runs.size() / rows_per_block);
     const std::int64_t by_partials = std::int64_t(axis_policy::max_partial_bytes / sizeof(Acc)) / (groups * tile_columns);
     shape.splits = std::max<std::int64_t>(1, std::min({wave / groups, by_rows, by_partials}));

@@ -188,6 +188,49 @@ TYPED_TEST(AxisViews, ShortRowsThroughSharedMemory) {
   }
 }
 
+// Columns whose rows start anywhere but on a 16-byte boundary (the columns kernel reads them
+// by pairs of aligned 16-byte loads, axis/shifted_vector.cuh): odd and prime widths, rows of
+// a slice, the kept axis outside the columns, two reduced axes. Each view ends exactly at the
+// end of its parent's allocation, so a load past the view's last element would be a read past
+// the allocation (compute-sanitizer's memcheck runs these). Widths cover every shift of
+// every element size, 1 to 8 bytes.
+TYPED_TEST(AxisViews, ColumnsThatAreNotWholeVectors) {
+  using T = TypeParam;
+  owned_stream stream;
+  const std::int64_t tall = warpfold_test::quick_mode() ? 37 : 1031;
+  struct shape_case {
+    std::vector<std::int64_t> extents, strides;
+    std::vector<int> axes;
+    std::int64_t start;
+  };
+  const std::vector<shape_case> shapes = {
+      {{tall, 67}, {67, 1}, {0}, 0},                    // odd width: each row a new shift
+      {{7, 131}, {131, 1}, {0}, 3},                     // few rows, prime width, unaligned start
+      {{2, 1031}, {1031, 1}, {0}, 1},                   // two rows
+      {{1, 259}, {259, 1}, {0}, 5},                     // one row: a copy of unaligned columns
+      {{tall, 70}, {72, 1}, {0}, 1},                    // x[:, 1:-1] of rows of 72
+      {{5, tall, 67}, {tall * 67, 67, 1}, {1}, 2},      // [B, R, C] over R
+      {{6, 5, 67}, {5 * 67 * 2, 67, 1}, {0, 1}, 0},     // two reduced axes, the outer stepped
+      {{3, 4, 5, 130}, {4 * 5 * 131, 5 * 131, 131, 1}, {0, 2}, 1},  // reduced axes around a kept one
+  };
+  for (const shape_case& c : shapes) {
+    view_case v;
+    v.extents = c.extents;
+    v.strides = c.strides;
+    v.axes = c.axes;
+    v.start = c.start;
+    std::int64_t last = c.start;
+    for (std::size_t a = 0; a < c.extents.size(); ++a) last += (c.extents[a] - 1) * c.strides[a];
+    v.parent_elements = last + 1;  // nothing after the view's last element
+    const warpfold_test::device_input<T> parent(values_with_ties<T>(v.parent_elements, 57));
+    SCOPED_TRACE(v.text());
+    bool ok = expect_view<op::sum, T>(parent, v, stream.get()) && expect_view<op::max, T>(parent, v, stream.get()) &&
+              expect_view<op::argmin, T>(parent, v, stream.get());
+    if constexpr (is_integer_v<T>) ok = ok && expect_view<op::bit_xor, T>(parent, v, stream.get());
+    if (!ok) return;
+  }
+}
+
 // The views people make, by name, on shapes that reach each kernel.
 TEST_F(AxisViewsNamed, TransposedPermutedSlicedAndBroadcast) {
   owned_stream stream;

@@ -1,0 +1,60 @@
+// Load layer for columns whose rows do not start on 16-byte boundaries: a matrix with an odd
+// number of columns (7 x 10000019 along dim 0), f16 rows of 61 elements, a sliced view. Such
+// columns used to be read one element per thread, 4 or 2 bytes a load: a quarter or an eighth
+// of what a warp needs in flight to stream.
+//
+// A thread still owns V consecutive columns (one 16-byte vector's worth). In a row where they
+// start s elements past a 16-byte boundary, it loads the two aligned vectors that hold them and
+// keeps items s .. s + V - 1 of the pair. The second vector is the first of the thread to its
+// right, loaded again: these loads allocate in L1 (the streaming loads of the aligned kernels
+// do not), so the repeat is served there and memory is read once. s may change from row to row
+// (rows of an odd length), so the window is cut at run time: two selects by words, then a
+// funnel shift for the bytes.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "warpfold/blocks/load.cuh"
+#include "warpfold/config.hpp"
+
+namespace warpfold::axis {
+
+// The 16 bytes from `at` on, for any alignment of `at` (a multiple of sizeof(T)). Reads the
+// two 16-byte blocks that hold them: the caller makes sure that both lie inside the array
+// (blocks that end past the array's last byte may lie past its allocation).
+template <typename T>
+WARPFOLD_DEVICE blocks::vector16<T> load_shifted(const T* at) {
+  const auto address = reinterpret_cast<std::uintptr_t>(at);
+  const unsigned shift_bytes = static_cast<unsigned>(address % blocks::vector_bytes);
+  const auto* aligned = reinterpret_cast<const uint4*>(address - shift_bytes);
+  const uint4 low = __ldg(aligned), high = __ldg(aligned + 1);
+  unsigned w[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
+  // Whole words first (0-3 of them), as two conditional moves of 2 and 1 words.
+  if (shift_bytes & 8u) {
+#pragma unroll
+    for (int k = 0; k < 6; ++k) w[k] = w[k + 2];
+  }
+  if (shift_bytes & 4u) {
+#pragma unroll
+    for (int k = 0; k < 5; ++k) w[k] = w[k + 1];
+  }
+  // Then the bytes within a word (halves and bytes only; 0 for 4- and 8-byte types).
+  const unsigned bits = (shift_bytes & 3u) * 8u;
+  unsigned out[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) out[k] = __funnelshift_r(w[k], w[k + 1], bits);
+  blocks::vector16<T> v;
+  static_assert(sizeof(v) == sizeof(out), "a vector is 16 bytes");
+  memcpy(&v, out, sizeof(v));
+  return v;
+}
+
+// Whether load_shifted(at) reads only bytes before `end` (one past the array's last byte).
+template <typename T>
+WARPFOLD_DEVICE bool shifted_load_fits(const T* at, const T* end) {
+  const auto address = reinterpret_cast<std::uintptr_t>(at);
+  return address - address % blocks::vector_bytes + 2 * blocks::vector_bytes <= reinterpret_cast<std::uintptr_t>(end);
+}
+
+}  // namespace warpfold::axis
