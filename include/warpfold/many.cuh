@@ -5,7 +5,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -50,16 +49,17 @@ void require_device_arrays(const Entry* list, std::int64_t count, const char* ap
 }
 
 // A block's own plan of the longest list it plans (8 bytes an array) takes more shared
-// memory, with the kernel's own, than a kernel gets unless it asks: asked once per kernel and
-// device (an attribute of the function in the device's context).
-template <typename Stat, typename T, typename Kernel>
+// memory, with the kernel's own, than a kernel gets unless it asks. The attribute belongs to
+// the function in a device's context: set once per kernel and device, remembered as the
+// occupancy answers are (blocks/grid.cuh).
+template <typename Kernel>
 void allow_block_plan_memory(Kernel kernel, int device) {
-  static std::atomic<std::uint64_t> asked{0};  // a bit per device, for the first 64; one word per Stat and T
-  const std::uint64_t bit = device < 64 ? std::uint64_t{1} << device : 0;
-  if (bit != 0 && (asked.load(std::memory_order_relaxed) & bit) != 0) return;
-  WARPFOLD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(sizeof(std::int64_t) * (many::block_plan_max_arrays + 1))));
-  asked.fetch_or(bit, std::memory_order_relaxed);
+  constexpr int plan_memory_question = -1;  // apart from the occupancy questions (0 and up)
+  blocks::remembered_occupancy(reinterpret_cast<const void*>(kernel), many::many_block, plan_memory_question, device, [&] {
+    WARPFOLD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(sizeof(std::int64_t) * (many::block_plan_max_arrays + 1))));
+    return 1;
+  });
 }
 
 template <typename Stat, typename T>
@@ -92,7 +92,7 @@ void many_into(const Stat& stat, const many_entry_t<Stat, T>* d_list, const many
       std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, many::many_block, device));
   const many::layout layout = many::layout_for(count, grid, sizeof(Acc), sizeof(Entry));
   const std::size_t plan_bytes = plans_in_block ? sizeof(std::int64_t) * static_cast<std::size_t>(count + 1) : 0;
-  if (plans_in_block) allow_block_plan_memory<Stat, T>(kernel, device);
+  if (plans_in_block) allow_block_plan_memory(kernel, device);
   l.with_scratch({1, count + 1, layout.bytes}, [&](const device::scratch_view& view) {
     const Entry* list = d_list;
     if (h_list != nullptr && count > 0) {

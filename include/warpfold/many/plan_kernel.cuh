@@ -19,6 +19,17 @@ namespace warpfold::many {
 
 inline constexpr int plan_block = 1024;
 
+// What both plans ask of an entry: whether it is invalid (a negative size, or elements but no
+// data), and how many elements it puts in the sequence.
+template <typename Entry>
+WARPFOLD_DEVICE bool invalid_entry(const Entry& entry) {
+  return entry.size < 0 || (entry.size > 0 && lacks_data(entry));
+}
+template <typename Entry>
+WARPFOLD_DEVICE long long counted_elements(const Entry& entry) {
+  return entry.size > 0 ? entry.size : 0;
+}
+
 // Each block's own plan, for lists of up to block_plan_max_arrays: prefix (shared memory,
 // A + 1 entries) as plan_kernel writes it, and the first array with a piece in block `b`
 // (A if none). Block 0 writes the status. Every thread of the block calls it.
@@ -39,8 +50,8 @@ WARPFOLD_DEVICE void plan_in_block(const Entry* list, std::int64_t A, std::int64
   // The sizes, read with every load in flight at once.
   for (std::int64_t a = threadIdx.x; a < A; a += Threads) {
     const Entry entry = list[a];
-    if (entry.size < 0 || (entry.size > 0 && lacks_data(entry))) atomicMin(&first_invalid, static_cast<unsigned long long>(a));
-    prefix[a] = entry.size > 0 ? entry.size : 0;
+    if (invalid_entry(entry)) atomicMin(&first_invalid, static_cast<unsigned long long>(a));
+    prefix[a] = counted_elements(entry);
   }
   __syncthreads();
   // Each thread a run of consecutive arrays: its sum, one block scan, then its starts.
@@ -98,8 +109,8 @@ __global__ void __launch_bounds__(plan_block)
     long long size = 0;
     if (a < A) {
       const Entry entry = list[a];
-      if (entry.size < 0 || (entry.size > 0 && lacks_data(entry))) atomicMin(&first_invalid, static_cast<unsigned long long>(a));
-      size = entry.size > 0 ? entry.size : 0;
+      if (invalid_entry(entry)) atomicMin(&first_invalid, static_cast<unsigned long long>(a));
+      size = counted_elements(entry);
     }
     long long before, tile_total;
     scan(scan_storage).ExclusiveSum(size, before, tile_total);

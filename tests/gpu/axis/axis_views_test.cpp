@@ -61,6 +61,15 @@ bool expect_view(const warpfold_test::device_input<T>& parent, const view_case& 
   return blocking && async && tail;
 }
 
+// sum, max and argmin over the view (and bit_xor for integers), stopping at the first failure.
+template <typename T>
+bool expect_sum_max_argmin(const warpfold_test::device_input<T>& parent, const view_case& v, cudaStream_t stream) {
+  bool ok = expect_view<op::sum, T>(parent, v, stream) && expect_view<op::max, T>(parent, v, stream) &&
+            expect_view<op::argmin, T>(parent, v, stream);
+  if constexpr (is_integer_v<T>) ok = ok && expect_view<op::bit_xor, T>(parent, v, stream);
+  return ok;
+}
+
 // A random view of a random contiguous parent of at most `max_elements`: axes permuted half
 // the time; each axis kept whole, sliced (first and last dropped), stepped by 2, or
 // broadcast; the view starting anywhere its extents allow.
@@ -181,10 +190,7 @@ TYPED_TEST(AxisViews, ShortRowsThroughSharedMemory) {
   };
   for (const view_case& v : cases) {
     SCOPED_TRACE(v.text());
-    bool ok = expect_view<op::sum, T>(parent, v, stream.get()) && expect_view<op::max, T>(parent, v, stream.get()) &&
-              expect_view<op::argmin, T>(parent, v, stream.get());
-    if constexpr (is_integer_v<T>) ok = ok && expect_view<op::bit_xor, T>(parent, v, stream.get());
-    if (!ok) return;
+    if (!expect_sum_max_argmin(parent, v, stream.get())) return;
   }
 }
 
@@ -224,10 +230,7 @@ TYPED_TEST(AxisViews, ColumnsThatAreNotWholeVectors) {
     v.parent_elements = last + 1;  // nothing after the view's last element
     const warpfold_test::device_input<T> parent(values_with_ties<T>(v.parent_elements, 57));
     SCOPED_TRACE(v.text());
-    bool ok = expect_view<op::sum, T>(parent, v, stream.get()) && expect_view<op::max, T>(parent, v, stream.get()) &&
-              expect_view<op::argmin, T>(parent, v, stream.get());
-    if constexpr (is_integer_v<T>) ok = ok && expect_view<op::bit_xor, T>(parent, v, stream.get());
-    if (!ok) return;
+    if (!expect_sum_max_argmin(parent, v, stream.get())) return;
   }
 }
 
