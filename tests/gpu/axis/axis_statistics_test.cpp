@@ -233,8 +233,10 @@ TYPED_TEST(AxisStatistics, EveryAxisSetOfSmallShapes) {
   const std::vector<std::vector<std::int64_t>> shapes = {{}, {1}, {7}, {0}, {5, 0}, {3, 5, 7}, {1, 13, 1}, {2, 3, 4, 5}};
   std::size_t index = 0;
   for (const auto& extents : shapes)
-    for (const auto& axes : every_axis_subset(static_cast<int>(extents.size())))
-      expect_contiguous<TypeParam>(extents, axes, 11 + index, stream.get(), index++ % 2 == 1);
+    for (const auto& axes : every_axis_subset(static_cast<int>(extents.size()))) {
+      expect_contiguous<TypeParam>(extents, axes, 11 + index, stream.get(), index % 2 == 1);
+      ++index;
+    }
 }
 
 // Shapes that send the planner to each of its kernels: flat rows (rows of 1 to 32 aligned

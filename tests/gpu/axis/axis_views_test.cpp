@@ -220,14 +220,9 @@ TYPED_TEST(AxisViews, ColumnsThatAreNotWholeVectors) {
       {{3, 4, 5, 130}, {4 * 5 * 131, 5 * 131, 131, 1}, {0, 2}, 1},  // reduced axes around a kept one
   };
   for (const shape_case& c : shapes) {
-    view_case v;
-    v.extents = c.extents;
-    v.strides = c.strides;
-    v.axes = c.axes;
-    v.start = c.start;
     std::int64_t last = c.start;
     for (std::size_t a = 0; a < c.extents.size(); ++a) last += (c.extents[a] - 1) * c.strides[a];
-    v.parent_elements = last + 1;  // nothing after the view's last element
+    const view_case v{last + 1, c.start, c.extents, c.strides, c.axes};  // nothing after the view's last element
     const warpfold_test::device_input<T> parent(values_with_ties<T>(v.parent_elements, 57));
     SCOPED_TRACE(v.text());
     if (!expect_sum_max_argmin(parent, v, stream.get())) return;
