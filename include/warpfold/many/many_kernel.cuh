@@ -2,9 +2,9 @@
 // and whoever completes an array finishes it, and whoever completes the list finishes that.
 //
 // Per block, in batches of up to one piece per thread:
-// - Pieces too short to give each warp a full round of loads go one per warp, so a block with
-//   hundreds of small arrays keeps hundreds of loads in flight rather than waiting on one
-//   array at a time; longer pieces take the whole block, one after another.
+// - The pieces are cut into units of one warp's round of loads, and each warp reads an equal
+//   run of units: all warps read the same number of bytes whatever the sizes, and a piece
+//   that several warps shared gets their partials combined in warp order.
 // - An array whose only piece is here is finished at once. Otherwise each of its pieces takes
 //   a ticket on the array's counter, and the block that draws the last one finishes it.
 // - Finishing an array (one warp): its pieces' partials, read in slot order and combined in a
@@ -14,6 +14,8 @@
 // Every combine order depends only on the list's sizes and the grid, so results are the same
 // bits run to run on one GPU, with no float atomics.
 #pragma once
+
+#include <cub/block/block_scan.cuh>
 
 #include <cstdint>
 
@@ -32,20 +34,41 @@ namespace warpfold::many {
 
 inline constexpr int many_block = 512;
 inline constexpr int many_warps = many_block / blocks::warp_size;
-// 16-byte loads in flight per lane of a warp reading a piece alone, and per thread of a block
-// reading one together. 64 registers is the budget of 2 blocks of 512 threads per SM; 8 loads
-// in flight spilled 100-200 bytes per thread (ptxas, sm_90), and so did a warp loop that
-// issued each round's loads under guards (which did not shorten the 5,000-array list either).
-inline constexpr int many_loads_in_flight = 4;
-inline constexpr int block_loads_in_flight = 4;
-// A piece is read by the whole block when it holds at least a full round of loads for every
-// warp (16 warps x 32 lanes x 16 bytes) and at least a warp's share of the block's range;
-// otherwise by one warp. So warps that take the short pieces of a range finish together, and
-// a block with one long piece and a few short ones does not leave the long one to one warp.
-inline constexpr std::int64_t block_piece_bytes = std::int64_t{many_warps} * blocks::warp_size * 16;
-template <typename T>
-WARPFOLD_DEVICE bool read_by_block(std::int64_t length, std::int64_t range) {
-  return length * std::int64_t(sizeof(T)) >= block_piece_bytes && length >= range / many_warps;
+// 16-byte loads in flight per lane of a warp, and the kernel's register budget.
+// - 64 registers is the budget of 2 blocks of 512 threads per SM, which hold 1024 threads:
+//   8 loads of 16 bytes each keep 128 KB per SM in flight, as many as the single-array
+//   kernel's 2048 threads with 4 (4 loads read GPT-2 small's list at 88% of the read ceiling;
+//   H100, 2026-11-24). The 4-byte types with accumulators of up to 8 bytes take 8 within it;
+//   the others 4 (with 8, ptxas spilled 20-80 bytes per thread of them; sm_90).
+// - Statistics of two arrays (dot) and accumulators wider than 16 bytes (moments of doubles,
+//   the scaled squares of a double L2 norm) get no budget: under it ptxas spilled 140-280
+//   bytes per thread. They run one block per SM.
+template <typename Stat>
+inline constexpr bool many_unbounded = sizeof(typename Stat::accumulator) > 16 || detail::takes_pairs<Stat>::value;
+template <typename Stat, typename T>
+inline constexpr int many_loads_in_flight = sizeof(typename Stat::accumulator) <= 8 && !many_unbounded<Stat> && sizeof(T) == 4 ? 8 : 4;
+template <typename Stat>
+inline constexpr int many_min_blocks_per_sm = many_unbounded<Stat> ? 1 : 2;
+
+// A block's pieces are cut into units, and its warps share the units equally (see step 2 of
+// the kernel). A unit is one round of loads for a warp, and its bounds lie on multiples of its
+// size in memory, so that every unit but a piece's first starts on a 512-byte boundary
+// (blocks/load.cuh says why that matters).
+template <typename Stat, typename T>
+inline constexpr std::int64_t unit_elements =
+    std::int64_t{blocks::warp_size} * many_loads_in_flight<Stat, T> * blocks::vector16<T>::size;
+
+// The units of a piece of `length` elements from `data`: the unit-sized blocks of memory it
+// touches. An empty piece has one, so that every piece has a warp that gives its result.
+template <typename Stat, typename T>
+WARPFOLD_DEVICE std::int64_t first_unit_block(const T* data) {
+  return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data) / sizeof(T)) / unit_elements<Stat, T>;
+}
+template <typename Stat, typename T>
+WARPFOLD_DEVICE std::int64_t units_of(const T* data, std::int64_t length) {
+  if (length <= 0) return 1;
+  const std::int64_t first = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data) / sizeof(T));
+  return (first + length - 1) / unit_elements<Stat, T> - first / unit_elements<Stat, T> + 1;
 }
 
 template <typename T>
@@ -88,7 +111,7 @@ WARPFOLD_DEVICE typename Stat::accumulator fold_piece(const piece<T>& p, std::in
 // A template argument, not a flag: the kernel with both paths ran GPT-2 small's list 4% slower
 // than the one with the scratch path alone, even with the plan in scratch (H100, 2026-11-24).
 template <typename Stat, typename T, typename Entry, bool PlansInBlock>
-__global__ void __launch_bounds__(many_block)
+__global__ void __launch_bounds__(many_block, many_min_blocks_per_sm<Stat>)
     many_kernel(const Entry* list, layout l, Stat stat, typename Stat::result* per_array,
                 typename Stat::result* combined, std::int64_t* status, device::scratch_view scratch) {
   using Acc = typename Stat::accumulator;
@@ -96,7 +119,11 @@ __global__ void __launch_bounds__(many_block)
   const Op op{};
   const detail::statistic_element<Stat> to_acc{stat};
   __shared__ piece<T> pieces[many_block];
-  __shared__ Acc values[many_block];  // each piece's result, for arrays whose only piece it is
+  // Step 2's partial results: (piece i, warp w) at i + w, then piece i's result at i.
+  __shared__ Acc values[many_block + many_warps];
+  __shared__ std::int64_t unit_start[many_block + 1];  // piece i's first unit; then the total
+  using unit_scan = cub::BlockScan<long long, many_block, cub::BLOCK_SCAN_WARP_SCANS>;
+  __shared__ typename unit_scan::TempStorage unit_scan_storage;
   __shared__ int to_finish[many_block];  // pieces whose array is complete
   __shared__ int finishing;
   __shared__ bool list_done;
@@ -136,6 +163,7 @@ __global__ void __launch_bounds__(many_block)
     //    (a prefix of the threads: every array from first on ends in this block or later).
     const std::int64_t a = first + threadIdx.x;
     bool has_piece = false;
+    long long units = 0;
     if (a < A) {
       const std::int64_t array_begin = prefix(a), array_end = prefix(a + 1);
       const block_span span = blocks_of(array_begin, array_end, n, G);
@@ -143,38 +171,80 @@ __global__ void __launch_bounds__(many_block)
         has_piece = true;
         const std::int64_t piece_begin = array_begin > begin ? array_begin : begin;
         const std::int64_t piece_end = array_end < end ? array_end : end;
+        const std::int64_t length = piece_end > piece_begin ? piece_end - piece_begin : 0;
         const Entry entry = list[a];
+        const T* data = first_data(entry) + (piece_begin - array_begin);
         const T* second = second_data(entry);
-        pieces[threadIdx.x] = {first_data(entry) + (piece_begin - array_begin),
-                               second != nullptr ? second + (piece_begin - array_begin) : nullptr,
-                               piece_end > piece_begin ? piece_end - piece_begin : 0, a, a + b,
+        pieces[threadIdx.x] = {data, second != nullptr ? second + (piece_begin - array_begin) : nullptr, length, a, a + b,
                                span.last - span.first + 1};
+        units = units_of<Stat>(data, length);
       }
     }
     if (threadIdx.x == 0) finishing = 0;
     const int count = __syncthreads_count(has_piece);
     if (count == 0) return;
 
-    // 2. Reduce the pieces: short ones one per warp, long ones by the whole block.
-    for (int i = warp; i < count; i += many_warps) {
-      const piece<T> p = pieces[i];
-      if (read_by_block<T>(p.length, end - begin)) continue;
-      Acc acc = fold_piece<many_loads_in_flight, blocks::vector_bytes>(p, lane, blocks::warp_size, op, to_acc);
-      acc = blocks::warp_reduce(acc, op);
-      if (lane == 0) {
-        values[i] = acc;
-        if (p.array_pieces > 1) slots[p.slot] = acc;
+    // 2. Reduce the pieces. Their units, numbered in order, are split into equal runs, one per
+    //    warp: a warp reads its run piece by piece, and gives each piece it touched a partial
+    //    result. So every warp has the same number of rounds of loads, whatever the sizes: one
+    //    long piece is read by all warps at once, and a warp may read a dozen short ones in
+    //    turn. The design it replaced read short pieces one per warp and long ones with the
+    //    whole block, one after another, each a round of loads and a block reduction; H100,
+    //    2026-11-24, per-array L2 norms and the global norm of the 5,000-array list: 29.0 ->
+    //    24.6 us (with the plan's batched loads).
+    long long first_unit, unit_total;
+    unit_scan(unit_scan_storage).ExclusiveSum(units, first_unit, unit_total);
+    if (has_piece) unit_start[threadIdx.x] = first_unit;
+    if (threadIdx.x == 0) unit_start[count] = unit_total;
+    __syncthreads();
+    // Warp w reads units [w U / W, (w + 1) U / W); so the warp that reads unit u is the largest w
+    // with w U / W <= u, min(W - 1, (W u + W - 1) / U).
+    const std::int64_t run_begin = warp * unit_total / many_warps, run_end = (warp + 1) * unit_total / many_warps;
+    if (run_begin < run_end) {
+      int i = 0;  // the piece that holds unit run_begin: the last i with unit_start[i] <= run_begin
+      for (int step = many_block; step > 0; step /= 2)
+        if (i + step < count && unit_start[i + step] <= run_begin) i += step;
+      for (std::int64_t u = run_begin; u < run_end; ++i) {
+        piece<T> p;  // only what the fold needs: fewer registers held across the loop
+        p.data = pieces[i].data;
+        p.second = pieces[i].second;
+        p.length = pieces[i].length;
+        const std::int64_t piece_first_unit = unit_start[i];
+        const std::int64_t stop = unit_start[i + 1] < run_end ? unit_start[i + 1] : run_end;
+        // Units are unit_elements-sized blocks of memory: the piece's first is the one that holds
+        // its first element.
+        const std::int64_t unit_base = first_unit_block<Stat>(p.data) - piece_first_unit;
+        const std::int64_t element = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p.data) / sizeof(T));
+        std::int64_t from = (unit_base + u) * unit_elements<Stat, T> - element;
+        std::int64_t to = (unit_base + stop) * unit_elements<Stat, T> - element;
+        from = from > 0 ? from : 0;
+        to = to < p.length ? to : p.length;
+        p.data += from;
+        if (p.second != nullptr) p.second += from;
+        p.length = to > from ? to - from : 0;
+        Acc acc = fold_piece<many_loads_in_flight<Stat, T>, blocks::vector_bytes>(p, lane, blocks::warp_size, op, to_acc);
+        acc = blocks::warp_reduce(acc, op);
+        if (lane == 0) values[i + warp] = acc;
+        u = stop;
       }
     }
-    for (int i = 0; i < count; ++i) {
-      const piece<T> p = pieces[i];
-      if (!read_by_block<T>(p.length, end - begin)) continue;
-      Acc acc = fold_piece<block_loads_in_flight, blocks::stream_body_alignment>(p, threadIdx.x, many_block, op, to_acc);
-      acc = blocks::block_reduce(acc, op);
-      if (threadIdx.x == 0) {
-        values[i] = acc;
-        if (p.array_pieces > 1) slots[p.slot] = acc;
-      }
+    __syncthreads();
+    // Piece i's partials, from its first warp to its last, in order; then its result at i.
+    Acc piece_value = op.template identity<Acc>();
+    if (has_piece) {
+      auto warp_of = [&](std::int64_t u) {
+        const std::int64_t w = (many_warps * u + many_warps - 1) / unit_total;
+        return static_cast<int>(w < many_warps - 1 ? w : many_warps - 1);
+      };
+      const int first_warp = warp_of(unit_start[threadIdx.x]), last_warp = warp_of(unit_start[threadIdx.x + 1] - 1);
+      piece_value = values[threadIdx.x + first_warp];
+      for (int w = first_warp + 1; w <= last_warp; ++w)  // warps with no units between them wrote nothing
+        if (w * unit_total / many_warps < (w + 1) * unit_total / many_warps) piece_value = op(piece_value, values[threadIdx.x + w]);
+    }
+    __syncthreads();
+    if (has_piece) {
+      values[threadIdx.x] = piece_value;
+      if (pieces[threadIdx.x].array_pieces > 1) slots[pieces[threadIdx.x].slot] = piece_value;
     }
     __threadfence();  // each writer's slots, before any ticket below counts them
     __syncthreads();
