@@ -191,21 +191,36 @@ TEST(AxisPlan, EveryNonUnitAxisReducedIsOneFullReduction) {
   }
 }
 
-TEST(AxisPlan, NoReducedAxisIsACopyAsRunsOfOne) {
+TEST(AxisPlan, NoReducedAxisIsACopyAsColumnsOfOneRow) {
   const plan p = plan_of({3, 5}, {});
-  EXPECT_EQ(p.kind, plan_kind::rows);
+  EXPECT_EQ(p.kind, plan_kind::columns);
   EXPECT_EQ(p.outputs, 15);
   EXPECT_EQ(p.reduced, 1);
-  EXPECT_EQ(to_dims(p.kept), (dims{{15, 1}}));
+  EXPECT_EQ(p.columns, 15);
+  EXPECT_EQ(p.inner_stride, 1);
+  EXPECT_EQ(p.kept.count, 0);
   EXPECT_EQ(p.runs.count, 0);
-  EXPECT_EQ(p.run_length, 1);
 
   const plan unit = plan_of({3, 1, 5}, {1});  // only an extent-1 axis is reduced
-  EXPECT_EQ(unit.kind, plan_kind::rows);
+  EXPECT_EQ(unit.kind, plan_kind::columns);
   EXPECT_EQ(unit.outputs, 15);
   EXPECT_EQ(unit.reduced, 1);
-  EXPECT_EQ(to_dims(unit.kept), (dims{{15, 1}}));
-  EXPECT_EQ(unit.run_length, 1);
+  EXPECT_EQ(unit.columns, 15);
+  EXPECT_EQ(unit.runs.count, 0);
+
+  // A sliced copy: the rows of 8 columns are 10 apart, so the kept axes stay two.
+  const std::int64_t sliced[] = {10, 1};
+  const plan slice = make_plan(shape{4, 8}, sliced, axes{}, true, "test");
+  EXPECT_EQ(slice.kind, plan_kind::columns);
+  EXPECT_EQ(slice.columns, 8);
+  EXPECT_EQ(to_dims(slice.kept), (dims{{4, 10}}));
+
+  // Only broadcast axes: nothing to read along, so runs of one element.
+  const std::int64_t broadcast[] = {0, 0};
+  const plan same = make_plan(shape{3, 5}, broadcast, axes{}, true, "test");
+  EXPECT_EQ(same.kind, plan_kind::rows);
+  EXPECT_EQ(same.run_length, 1);
+  EXPECT_EQ(same.runs.count, 0);
 }
 
 TEST(AxisPlan, MatrixAlongTheLastAxisIsRows) {

@@ -127,6 +127,14 @@ bool rows_vector_aligned(const T* in, const plan& p, std::int64_t row_length) {
   return true;
 }
 
+// One past the last element of a rows plan's view, as an offset from its first.
+inline std::int64_t rows_end_offset(const plan& p) {
+  std::int64_t last = (p.run_length - 1) * p.inner_stride;
+  for (const strided_dims* d : {&p.kept, &p.runs})
+    for (int i = 0; i < d->count; ++i) last += (d->extent[i] - 1) * d->stride[i];
+  return last + 1;
+}
+
 // How short_rows_kernel would take plan p's outputs: as 16-byte vectors when every run starts
 // aligned, and how many lanes per output. Regular rows (one run each, a fixed stride apart)
 // take the kernel's fast path.
@@ -140,7 +148,11 @@ short_rows_shape short_rows_shape_for(const T* in, const plan& p) {
   shape.row_length = p.run_length;
   shape.inner_stride = p.inner_stride;
   shape.vectorized = rows_vector_aligned(in, p, p.run_length);
-  shape.items = shape.vectorized ? shape.row_length / V : shape.row_length;
+  shape.shifted = !shape.vectorized && shape.regular && p.inner_stride == 1 && p.run_length >= V;
+  shape.end = shape.shifted ? rows_end_offset(p) : 0;
+  shape.items = shape.vectorized ? shape.row_length / V
+                : shape.shifted  ? (shape.row_length + 2 * V - 2) / V  // blocks a row touches, at most
+                                 : shape.row_length;
   // A group as wide as one run, so that neighbouring groups read neighbouring runs when
   // the outputs are neighbours in memory (a 4-D array over two interleaved axes).
   shape.group_size = power_of_two_at_least(shape.items, blocks::warp_size);
@@ -191,8 +203,9 @@ void launch_flat_columns(const T* in, const plan& p, int log2_row_vectors, Out o
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape, Out out, Op op, ToAcc to_acc,
                        device::launcher& l) {
-  auto kernel = shape.regular ? short_rows_kernel<T, Acc, Op, ToAcc, Out, true>
-                              : short_rows_kernel<T, Acc, Op, ToAcc, Out, false>;
+  auto kernel = !shape.regular ? short_rows_kernel<T, Acc, Op, ToAcc, Out, false>
+                : shape.shifted ? short_rows_kernel<T, Acc, Op, ToAcc, Out, true, true>
+                                : short_rows_kernel<T, Acc, Op, ToAcc, Out, true>;
   const std::int64_t rows_per_warp =
       std::int64_t(blocks::warp_size / shape.group_size) * (shape.regular ? shape.rows_in_flight : 1);
   const std::int64_t warps = blocks::ceil_div(shape.rows, rows_per_warp);
@@ -420,6 +433,11 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
     case plan_kind::columns: {
       tiled_rows_shape slabs{};
       if (tiled_slabs_for<T>(p, slabs))
+        return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
+      // A copy (no runs) whose rows of one element the tiled kernel takes (one or two kept
+      // axes) streams there; a columns tile of one row moves one vector per thread (H100,
+      // 2026-11-24: bf16 [2, 2645192] copied at 29% of the read ceiling that way).
+      if (p.runs.count == 0 && tiled_rows_for<T>(as_single_element_rows(p), slabs))
         return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
       if (small_column_tiles<T>(p)) return launch<T, Acc>(in, as_single_element_rows(p), out, op, to_acc, l);
       launch_columns<T, Acc>(in, p, out, op, to_acc, l);

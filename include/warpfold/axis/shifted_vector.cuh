@@ -57,4 +57,27 @@ WARPFOLD_DEVICE bool shifted_load_fits(const T* at, const T* end) {
   return address - address % blocks::vector_bytes + 2 * blocks::vector_bytes <= reinterpret_cast<std::uintptr_t>(end);
 }
 
+// Rows of contiguous elements that start anywhere (f16 rows of 975, x[:, 1:-1]) are read in
+// the aligned 16-byte blocks that hold them, one load each, where load_shifted would load two:
+// block k of a row that starts `shift` elements past a boundary holds its elements
+// k V - shift .. k V - shift + V - 1, of which those in [0, length) are the row's. A row
+// touches at most ceil((shift + length) / V) blocks.
+struct row_blocks {
+  std::int64_t shift;   // elements from the first block's start to the row's
+  std::int64_t length;  // the row's elements
+  template <typename T>
+  WARPFOLD_DEVICE static row_blocks of(const T* row, std::int64_t length) {
+    return {static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(row) % blocks::vector_bytes / sizeof(T)), length};
+  }
+  // Row index of element 0 of block k (negative in the first block when shift > 0).
+  template <typename T>
+  WARPFOLD_DEVICE std::int64_t first_index(std::int64_t k) const { return k * blocks::vector16<T>::size - shift; }
+  template <typename T>
+  WARPFOLD_DEVICE bool holds_row_elements(std::int64_t k) const { return first_index<T>(k) < length; }
+  template <typename T>
+  WARPFOLD_DEVICE bool whole(std::int64_t k) const {
+    return first_index<T>(k) >= 0 && first_index<T>(k) + blocks::vector16<T>::size <= length;
+  }
+};
+
 }  // namespace warpfold::axis
