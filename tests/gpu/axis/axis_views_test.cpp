@@ -194,6 +194,25 @@ TYPED_TEST(AxisViews, ShortRowsThroughSharedMemory) {
   }
 }
 
+// A view that ends exactly at its parent allocation's end, so that a load past the view's
+// last element is a read past the allocation (compute-sanitizer's memcheck runs these).
+struct view_at_end {
+  std::vector<std::int64_t> extents, strides;
+  std::vector<int> axes;
+  std::int64_t start;
+};
+template <typename T>
+void expect_views_at_end(const std::vector<view_at_end>& views, std::uint64_t seed, cudaStream_t stream) {
+  for (const view_at_end& c : views) {
+    std::int64_t last = c.start;
+    for (std::size_t a = 0; a < c.extents.size(); ++a) last += (c.extents[a] - 1) * c.strides[a];
+    const view_case v{last + 1, c.start, c.extents, c.strides, c.axes};  // nothing after the view's last element
+    const warpfold_test::device_input<T> parent(values_with_ties<T>(v.parent_elements, seed));
+    SCOPED_TRACE(v.text());
+    if (!expect_sum_max_argmin(parent, v, stream)) return;
+  }
+}
+
 // Columns whose rows start anywhere but on a 16-byte boundary (the columns kernel reads them
 // by pairs of aligned 16-byte loads, axis/shifted_vector.cuh): odd and prime widths, rows of
 // a slice, the kept axis outside the columns, two reduced axes. Each view ends exactly at the
@@ -201,32 +220,20 @@ TYPED_TEST(AxisViews, ShortRowsThroughSharedMemory) {
 // the allocation (compute-sanitizer's memcheck runs these). Widths cover every shift of
 // every element size, 1 to 8 bytes.
 TYPED_TEST(AxisViews, ColumnsThatAreNotWholeVectors) {
-  using T = TypeParam;
   owned_stream stream;
   const std::int64_t tall = warpfold_test::quick_mode() ? 37 : 1031;
-  struct shape_case {
-    std::vector<std::int64_t> extents, strides;
-    std::vector<int> axes;
-    std::int64_t start;
-  };
-  const std::vector<shape_case> shapes = {
-      {{tall, 67}, {67, 1}, {0}, 0},                    // odd width: each row a new shift
-      {{7, 131}, {131, 1}, {0}, 3},                     // few rows, prime width, unaligned start
-      {{2, 1031}, {1031, 1}, {0}, 1},                   // two rows
-      {{1, 259}, {259, 1}, {0}, 5},                     // one row: a copy of unaligned columns
-      {{tall, 70}, {72, 1}, {0}, 1},                    // x[:, 1:-1] of rows of 72
-      {{5, tall, 67}, {tall * 67, 67, 1}, {1}, 2},      // [B, R, C] over R
-      {{6, 5, 67}, {5 * 67 * 2, 67, 1}, {0, 1}, 0},     // two reduced axes, the outer stepped
-      {{3, 4, 5, 130}, {4 * 5 * 131, 5 * 131, 131, 1}, {0, 2}, 1},  // reduced axes around a kept one
-  };
-  for (const shape_case& c : shapes) {
-    std::int64_t last = c.start;
-    for (std::size_t a = 0; a < c.extents.size(); ++a) last += (c.extents[a] - 1) * c.strides[a];
-    const view_case v{last + 1, c.start, c.extents, c.strides, c.axes};  // nothing after the view's last element
-    const warpfold_test::device_input<T> parent(values_with_ties<T>(v.parent_elements, 57));
-    SCOPED_TRACE(v.text());
-    if (!expect_sum_max_argmin(parent, v, stream.get())) return;
-  }
+  expect_views_at_end<TypeParam>(
+      {
+          {{tall, 67}, {67, 1}, {0}, 0},                    // odd width: each row a new shift
+          {{7, 131}, {131, 1}, {0}, 3},                     // few rows, prime width, unaligned start
+          {{2, 1031}, {1031, 1}, {0}, 1},                   // two rows
+          {{1, 259}, {259, 1}, {0}, 5},                     // one row: a copy of unaligned columns
+          {{tall, 70}, {72, 1}, {0}, 1},                    // x[:, 1:-1] of rows of 72
+          {{5, tall, 67}, {tall * 67, 67, 1}, {1}, 2},      // [B, R, C] over R
+          {{6, 5, 67}, {5 * 67 * 2, 67, 1}, {0, 1}, 0},     // two reduced axes, the outer stepped
+          {{3, 4, 5, 130}, {4 * 5 * 131, 5 * 131, 131, 1}, {0, 2}, 1},  // reduced axes around a kept one
+      },
+      57, stream.get());
 }
 
 // Rows that are not whole vectors, reduced along the row, many rows (read as the aligned
@@ -234,56 +241,33 @@ TYPED_TEST(AxisViews, ColumnsThatAreNotWholeVectors) {
 // sliced lengths, so the rows start at every shift; the rows kernel takes them when they are
 // too long for the tiled one. Each view ends at its allocation's end, as above.
 TYPED_TEST(AxisViews, RowsThatAreNotWholeVectors) {
-  using T = TypeParam;
   owned_stream stream;
   // Enough rows for the grouped rows kernel on a GPU of up to 156 SMs (axis_policy::
   // rows_per_sm_for_groups = 32 each), in quick mode too: fewer rows take the row-chunks kernel.
   const std::int64_t many = 5003;
-  struct shape_case {
-    std::vector<std::int64_t> extents, strides;
-    std::int64_t start;
-  };
-  const std::vector<shape_case> shapes = {
-      {{many, 975}, {975, 1}, 0},    // a permuted f16 case's rows (25 x 39 merged)
-      {{many, 61}, {61, 1}, 3},      // short odd rows, unaligned start
-      {{many, 1021}, {1024, 1}, 1},  // x[:, 1:-2] of rows of 1024: gaps between rows
-      {{many, 17}, {19, 1}, 1},      // rows of 17 in a slice
-      {{3, 8191}, {8193, 1}, 2},     // few long rows
-  };
-  for (const shape_case& c : shapes) {
-    std::int64_t last = c.start;
-    for (std::size_t a = 0; a < c.extents.size(); ++a) last += (c.extents[a] - 1) * c.strides[a];
-    const view_case v{last + 1, c.start, c.extents, c.strides, {1}};  // nothing after the view's last element
-    const warpfold_test::device_input<T> parent(values_with_ties<T>(v.parent_elements, 59));
-    SCOPED_TRACE(v.text());
-    if (!expect_sum_max_argmin(parent, v, stream.get())) return;
-  }
+  expect_views_at_end<TypeParam>(
+      {
+          {{many, 975}, {975, 1}, {1}, 0},    // a permuted f16 case's rows (25 x 39 merged)
+          {{many, 61}, {61, 1}, {1}, 3},      // short odd rows, unaligned start
+          {{many, 1021}, {1024, 1}, {1}, 1},  // x[:, 1:-2] of rows of 1024: gaps between rows
+          {{many, 17}, {19, 1}, {1}, 1},      // rows of 17 in a slice
+          {{3, 8191}, {8193, 1}, {1}, 2},     // few long rows
+      },
+      59, stream.get());
 }
 
 // Reductions over axes of extent 1 only: copies of the view, converted (a columns plan of one
 // row where a kept axis runs along memory). Contiguous, sliced with gaps, and permuted.
 TYPED_TEST(AxisViews, ReducingOnlyUnitAxesIsACopy) {
-  using T = TypeParam;
   owned_stream stream;
-  struct shape_case {
-    std::vector<std::int64_t> extents, strides;
-    std::vector<int> axes;
-    std::int64_t start;
-  };
-  const std::vector<shape_case> shapes = {
-      {{3, 1, 1031}, {1031, 1031, 1}, {1}, 0},             // contiguous
-      {{3, 9, 1, 67, 33}, {9 * 2212, 2212, 2212, 33, 1}, {2}, 1},  // sliced: 67 x 33 of each slab of 2212
-      {{1, 517, 1}, {517, 1, 1}, {0, 2}, 5},               // two unit axes, unaligned start
-      {{41, 1, 29}, {1, 41 * 29, 41}, {1}, 0},             // permuted: the kept inner axis is not stride 1
-  };
-  for (const shape_case& c : shapes) {
-    std::int64_t last = c.start;
-    for (std::size_t a = 0; a < c.extents.size(); ++a) last += (c.extents[a] - 1) * c.strides[a];
-    const view_case v{last + 1, c.start, c.extents, c.strides, c.axes};
-    const warpfold_test::device_input<T> parent(values_with_ties<T>(v.parent_elements, 61));
-    SCOPED_TRACE(v.text());
-    if (!expect_sum_max_argmin(parent, v, stream.get())) return;
-  }
+  expect_views_at_end<TypeParam>(
+      {
+          {{3, 1, 1031}, {1031, 1031, 1}, {1}, 0},                     // contiguous
+          {{3, 9, 1, 67, 33}, {9 * 2212, 2212, 2212, 33, 1}, {2}, 1},  // sliced: 67 x 33 of each slab of 2212
+          {{1, 517, 1}, {517, 1, 1}, {0, 2}, 5},                       // two unit axes, unaligned start
+          {{41, 1, 29}, {1, 41 * 29, 41}, {1}, 0},                     // permuted: the kept inner axis is not stride 1
+      },
+      61, stream.get());
 }
 
 // The views people make, by name, on shapes that reach each kernel.
