@@ -127,9 +127,10 @@ bool rows_vector_aligned(const T* in, const plan& p, std::int64_t row_length) {
   return true;
 }
 
-// One past the last element of a rows plan's view, as an offset from its first.
-inline std::int64_t rows_end_offset(const plan& p) {
-  std::int64_t last = (p.run_length - 1) * p.inner_stride;
+// One past the largest element offset that plan p reads (strides are not negative).
+inline std::int64_t end_offset(const plan& p) {
+  const std::int64_t along_inner = p.kind == plan_kind::columns ? p.columns : p.run_length;
+  std::int64_t last = (along_inner - 1) * p.inner_stride;
   for (const strided_dims* d : {&p.kept, &p.runs})
     for (int i = 0; i < d->count; ++i) last += (d->extent[i] - 1) * d->stride[i];
   return last + 1;
@@ -149,7 +150,7 @@ short_rows_shape short_rows_shape_for(const T* in, const plan& p) {
   shape.inner_stride = p.inner_stride;
   shape.vectorized = rows_vector_aligned(in, p, p.run_length);
   shape.shifted = !shape.vectorized && shape.regular && p.inner_stride == 1 && p.run_length >= V;
-  shape.end = shape.shifted ? rows_end_offset(p) : 0;
+  shape.end = shape.shifted ? end_offset(p) : 0;
   shape.items = shape.vectorized ? shape.row_length / V
                 : shape.shifted  ? (shape.row_length + 2 * V - 2) / V  // blocks a row touches, at most
                                  : shape.row_length;
@@ -320,14 +321,6 @@ template <typename T>
 bool shifts_columns(const plan& p) {
   constexpr int V = blocks::vector16<T>::size;
   return p.inner_stride == 1 && p.columns >= axis_policy::min_shifted_vectors * V;
-}
-
-// One past the largest element offset that plan p reads (strides are not negative).
-inline std::int64_t end_offset(const plan& p) {
-  std::int64_t last = (p.columns - 1) * p.inner_stride;
-  for (const strided_dims* d : {&p.kept, &p.runs})
-    for (int i = 0; i < d->count; ++i) last += (d->extent[i] - 1) * d->stride[i];
-  return last + 1;
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>

@@ -59,15 +59,16 @@ inline constexpr std::int64_t unit_elements =
     std::int64_t{blocks::warp_size} * many_loads_in_flight<Stat, T> * blocks::vector16<T>::size;
 
 // The units of a piece of `length` elements from `data`: the unit-sized blocks of memory it
-// touches. An empty piece has one, so that every piece has a warp that gives its result.
-template <typename Stat, typename T>
-WARPFOLD_DEVICE std::int64_t first_unit_block(const T* data) {
-  return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data) / sizeof(T)) / unit_elements<Stat, T>;
+// touches, numbered by position in memory (element_position / unit_elements). An empty piece
+// has one, so that every piece has a warp that gives its result.
+template <typename T>
+WARPFOLD_DEVICE std::int64_t element_position(const T* data) {
+  return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data) / sizeof(T));
 }
 template <typename Stat, typename T>
 WARPFOLD_DEVICE std::int64_t units_of(const T* data, std::int64_t length) {
   if (length <= 0) return 1;
-  const std::int64_t first = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data) / sizeof(T));
+  const std::int64_t first = element_position(data);
   return (first + length - 1) / unit_elements<Stat, T> - first / unit_elements<Stat, T> + 1;
 }
 
@@ -199,7 +200,8 @@ __global__ void __launch_bounds__(many_block, many_min_blocks_per_sm<Stat>)
     __syncthreads();
     // Warp w reads units [w U / W, (w + 1) U / W); so the warp that reads unit u is the largest w
     // with w U / W <= u, min(W - 1, (W u + W - 1) / U).
-    const std::int64_t run_begin = warp * unit_total / many_warps, run_end = (warp + 1) * unit_total / many_warps;
+    auto run_start = [&](int w) { return w * unit_total / many_warps; };
+    const std::int64_t run_begin = run_start(warp), run_end = run_start(warp + 1);
     if (run_begin < run_end) {
       int i = 0;  // the piece that holds unit run_begin: the last i with unit_start[i] <= run_begin
       for (int step = many_block; step > 0; step /= 2)
@@ -213,8 +215,8 @@ __global__ void __launch_bounds__(many_block, many_min_blocks_per_sm<Stat>)
         const std::int64_t stop = unit_start[i + 1] < run_end ? unit_start[i + 1] : run_end;
         // Units are unit_elements-sized blocks of memory: the piece's first is the one that holds
         // its first element.
-        const std::int64_t unit_base = first_unit_block<Stat>(p.data) - piece_first_unit;
-        const std::int64_t element = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p.data) / sizeof(T));
+        const std::int64_t element = element_position(p.data);
+        const std::int64_t unit_base = element / unit_elements<Stat, T> - piece_first_unit;
         std::int64_t from = (unit_base + u) * unit_elements<Stat, T> - element;
         std::int64_t to = (unit_base + stop) * unit_elements<Stat, T> - element;
         from = from > 0 ? from : 0;
@@ -239,7 +241,7 @@ __global__ void __launch_bounds__(many_block, many_min_blocks_per_sm<Stat>)
       const int first_warp = warp_of(unit_start[threadIdx.x]), last_warp = warp_of(unit_start[threadIdx.x + 1] - 1);
       piece_value = values[threadIdx.x + first_warp];
       for (int w = first_warp + 1; w <= last_warp; ++w)  // warps with no units between them wrote nothing
-        if (w * unit_total / many_warps < (w + 1) * unit_total / many_warps) piece_value = op(piece_value, values[threadIdx.x + w]);
+        if (run_start(w) < run_start(w + 1)) piece_value = op(piece_value, values[threadIdx.x + w]);
     }
     __syncthreads();
     if (has_piece) {
