@@ -22,6 +22,7 @@
 #include "axis_command.hpp"
 #include "bench_common.hpp"
 #include "counters.hpp"
+#include "scale_command.hpp"
 #include "segments_command.hpp"
 
 namespace warpfold::cli {
@@ -269,6 +270,8 @@ std::int64_t memory_needed(bench::dtype t, std::int64_t n, std::int64_t l2_bytes
 int run_bench(const bench_options& o) {
   if (o.axis) return run_axis_bench(o);
   if (o.segments) return run_segments_bench(o);
+  if (o.host) return run_host_bench(o);
+  if (o.distributed) return run_distributed_bench(o);
   // The device first: without a GPU this throws and main prints a single line. (No context
   // yet: the ncu child below gets the GPU to itself.)
   bench::require_device(o.device);

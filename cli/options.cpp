@@ -18,6 +18,8 @@ struct raw_bench_options {
   bool sweep = false;
   bool axis = false;
   bool segments = false;
+  bool host = false;
+  bool distributed = false;
   int random_cases = 0;
   std::uint64_t seed = 1;
   bool seed_given = false;
@@ -91,6 +93,19 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
                    "reference. GB/s counts the elements, both offset arrays and the outputs; the read ceiling is "
                    "measured in the same run. --seed picks the lengths. Takes --n (one size), --seed, --impl, "
                    "--trials, --batch-ms, --csv and --json.");
+  app.add_flag("--host", o.host,
+               "Measure sums of an f32 array in host memory instead (warpfold::sum_host): --n elements (default "
+               "2^34, 64 GiB, or 60% of the host's memory if that is less), in pageable memory, on the --device GPU and "
+               "then split over every local GPU; also from pinned memory (1 GiB). Next to them: a cudaMemcpy from "
+               "pinned memory (the link's bandwidth, the reference), a plain cudaMemcpy from pageable memory, and "
+               "pinning the array in place (cudaHostRegister). Every sum is checked against a host reference. Takes "
+               "--n (one size), --trials, --csv and --json.");
+  app.add_flag("--distributed", o.distributed,
+               "Measure sums of an f32 array sharded over every local GPU instead (warpfold::sum_sharded, one thread "
+               "and NCCL rank per GPU): --n elements per GPU (default 2^30, 4 GiB). Next to them: one GPU's "
+               "warpfold::sum of the same shard, NCCL's all-reduce of one float (the combine's anchor), and the "
+               "sharded call on empty shards (the combine alone). Every sum is checked against a host reference. "
+               "Takes --n (one size), --trials, --csv and --json.");
   app.add_option("--shape", o.shapes,
                  "With --axis: the shapes to measure instead of the eight standard ones (comma list of ROWSxCOLS, any 2-D "
                  "shape; each extent as for --n): 8192x8192, 2^24x4.")
@@ -244,6 +259,23 @@ void resolve_segments(const raw_bench_options& raw, bench_options& o) {
   o.seed = raw.seed;
 }
 
+// --host and --distributed measure f32 sums of one size each; they refuse what means nothing there.
+void resolve_scale(const raw_bench_options& raw, bench_options& o) {
+  o.host = raw.host;
+  o.distributed = raw.distributed;
+  if (!o.host && !o.distributed) return;
+  const std::string flag = o.host ? "--host" : "--distributed";
+  if (o.host && o.distributed) throw usage_error("--host and --distributed measure different things: give one of them");
+  if (raw.axis || raw.segments || raw.sweep) throw usage_error(flag + " cannot be combined with --axis, --segments or --sweep");
+  if (!raw.finishers.empty() || raw.counters || !raw.counters_csv_path.empty() || !raw.impls.empty() || !raw.data.empty())
+    throw usage_error(flag + " takes --n, --trials, --csv and --json only");
+  for (const std::string& text : raw.dtypes)
+    if (bench::parse_dtype(text) != bench::dtype::f32) throw usage_error(flag + " measures f32 sums only (--dtype f32)");
+  o.dtypes = {bench::dtype::f32};
+  if (o.sizes.size() > 1) throw usage_error(flag + " takes one size (--n N)");
+  if (!o.sizes_given) o.sizes = {0};  // the command picks its default (it depends on the machine)
+}
+
 bench_options resolve(const raw_bench_options& raw) {
   bench_options o;
   o.sweep = raw.sweep;
@@ -314,6 +346,7 @@ bench_options resolve(const raw_bench_options& raw) {
   o.block_size = b;
   resolve_axis(raw, o);
   resolve_segments(raw, o);
+  resolve_scale(raw, o);
   return o;
 }
 
@@ -337,7 +370,8 @@ command parse_command_line(int argc, const char* const* argv) {
       "ceilings and the launch floor, then every ladder step (finisher last-block), cub::DeviceReduce::Sum and "
       "thrust::reduce on 2^27 int32, and prints time, GB/s, share of the read ceiling and speedups. --axis "
       "measures the axis reductions instead (sums along one dim of 2-D arrays, 16 cases), --segments the "
-      "segmented sums (segments of varied lengths, 8 cases).");
+      "segmented sums (segments of varied lengths, 8 cases), --host sums of arrays in host memory, and "
+      "--distributed sums of arrays sharded over every local GPU.");
   bench->footer(
       "Method: CUDA events; warm-up calls; the median of --trials trials (min and max shown). Each trial times a "
       "batch of back-to-back calls lasting at least --batch-ms and divides by the calls. Trials are interleaved "
@@ -355,7 +389,9 @@ command parse_command_line(int argc, const char* const* argv) {
       "  warpfold bench --axis --csv axis.csv && scripts/plot axis.csv --out plots/\n"
       "  warpfold bench --axis --shape 8192x8192,16777216x4 --dims 0 --impl warpfold\n"
       "  warpfold bench --segments --csv segments.csv && scripts/plot segments.csv --out plots/\n"
-      "  warpfold bench --segments --n 2^24 --seed 7");
+      "  warpfold bench --segments --n 2^24 --seed 7\n"
+      "  warpfold bench --host --n 2^32 --csv host.csv\n"
+      "  warpfold bench --distributed --csv sharded.csv");
   add_bench_options(*bench, raw);
 
   bench_options bits_options;

@@ -31,13 +31,16 @@ struct bench_options {
   std::vector<int> dims;                          // --axis: 1, 0 by default
   int random_cases = 0;                           // --axis --random K: K random N-D cases instead
   bool segments = false;                          // --segments: variable-length segmented sums (f32)
+  bool host = false;                              // --host: f32 sums of an array in host memory
+  bool distributed = false;                       // --distributed: f32 sums sharded over every local GPU
   std::uint64_t seed = 1;                         // --seed: which random cases, or which segments
   std::vector<std::string> impls;                 // filters (see bench/selection.hpp); empty: all
   std::vector<bench::dtype> dtypes;               // i32 by default; with --sweep i32,f32,f64
   bench::value_spread data = bench::value_spread::uniform;  // --data: how float inputs spread
   std::vector<ladder::finisher> finishers;        // last-block by default
   std::vector<std::int64_t> sizes;                // 2^27 by default; with --sweep 2^10..2^30 step 4x;
-                                                  // with --segments one size, 2^26 by default
+                                                  // with --segments one size, 2^26 by default;
+                                                  // with --host / --distributed one size (0: default)
   bool sizes_given = false;                       // --n was given
   int trials = default_trials;
   double batch_ms = 1.0;                          // minimum length of one timed batch

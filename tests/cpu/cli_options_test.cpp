@@ -367,3 +367,40 @@ TEST(Options, OpNamesRoundTrip) {
   EXPECT_FALSE(wb::ops::parse_op("norm"));
   EXPECT_EQ(wb::ops::parse_op("prod"), wb::ops::op_kind::prod);
 }
+
+TEST(Options, HostAndDistributedMeasureOneF32Size) {
+  for (const char* flag : {"--host", "--distributed"}) {
+    SCOPED_TRACE(flag);
+    const wc::bench_options o = bench({flag});
+    EXPECT_EQ(o.host, std::string(flag) == "--host");
+    EXPECT_EQ(o.distributed, std::string(flag) == "--distributed");
+    EXPECT_EQ(o.dtypes, (std::vector<wb::dtype>{wb::dtype::f32}));
+    EXPECT_EQ(o.sizes, (std::vector<std::int64_t>{0})) << "0: the command's own default, which depends on the machine";
+    EXPECT_FALSE(o.sizes_given);
+    const wc::bench_options sized = bench({flag, "--n", "2^30", "--trials", "7", "--csv", "s.csv", "--json", "s.json"});
+    EXPECT_EQ(sized.sizes, (std::vector<std::int64_t>{std::int64_t(1) << 30}));
+    EXPECT_EQ(sized.trials, 7);
+    EXPECT_EQ(sized.csv_path, "s.csv");
+  }
+  EXPECT_FALSE(bench({}).host);
+  EXPECT_FALSE(bench({}).distributed);
+}
+
+TEST(Options, HostAndDistributedRefuseWhatTheyCannotDo) {
+  std::vector<std::vector<std::string>> bad = {{"bench", "--host", "--distributed"}};
+  for (const char* flag : {"--host", "--distributed"})
+    for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+             {"--axis"}, {"--segments"}, {"--sweep"}, {"--n", "2^20,2^22"}, {"--dtype", "f64"}, {"--impl", "cub"},
+             {"--finisher", "host"}, {"--counters"}, {"--data", "wide"}}) {
+      bad.push_back({"bench", flag});
+      bad.back().insert(bad.back().end(), options.begin(), options.end());
+    }
+  expect_usage_errors(bad);
+}
+
+TEST(Options, HelpMentionsHostArraysAndShards) {
+  const wc::command cmd = wc::parse_command_line(std::vector<std::string>{"bench", "--help"});
+  for (const char* text : {"--host", "--distributed", "warpfold::sum_host", "warpfold::sum_sharded", "cudaHostRegister",
+                           "all-reduce", "warpfold bench --host --n 2^32 --csv host.csv"})
+    EXPECT_NE(cmd.help_text.find(text), std::string::npos) << text;
+}
