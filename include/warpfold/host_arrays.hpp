@@ -55,7 +55,7 @@ struct host_options {
   // and 4 device buffers of it); 0: 32 MiB.
   std::size_t chunk_bytes = 0;
   // Host threads per GPU that copy pageable memory into the staging buffers; 0: the host's
-  // cores, less one per GPU and one for the driver, shared among the GPUs (up to 16 each).
+  // cores less one per GPU, shared among the GPUs (up to 16 each).
   int copy_threads = 0;
 };
 

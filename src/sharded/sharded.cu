@@ -14,9 +14,13 @@
 #include "warpfold/reduce.hpp"
 #include "warpfold/sharded.hpp"
 #include "warpfold/validate.hpp"
+#include "nccl_combine.hpp"
 
 namespace warpfold {
 namespace {
+
+using namespace sharded;
+constexpr const char* api = "warpfold::reduce_sharded";
 
 // What each rank contributes: its partial result, and what the others need to check and place
 // it. The same size for every op and type, so that ranks that disagree on them still exchange
@@ -89,73 +93,6 @@ __global__ void combine_ranks(const shard_record* records, int ranks, R* out, in
   if (status != nullptr) *status = 0;
 }
 
-// The combines that NCCL's own all-reduce does as warpfold would: sums and products (of float,
-// double and 64-bit integer accumulators; integer sums wrap modulo 2^64 either way), and min
-// and max of the integer types NCCL knows. Float min and max go through the gather instead, so
-// that a NaN propagates exactly as in warpfold::min, whatever NCCL's own rule.
-template <typename R> constexpr bool has_nccl_type = false;
-template <> constexpr bool has_nccl_type<float> = true;
-template <> constexpr bool has_nccl_type<double> = true;
-template <> constexpr bool has_nccl_type<std::int8_t> = true;
-template <> constexpr bool has_nccl_type<std::uint8_t> = true;
-template <> constexpr bool has_nccl_type<std::int32_t> = true;
-template <> constexpr bool has_nccl_type<std::uint32_t> = true;
-template <> constexpr bool has_nccl_type<std::int64_t> = true;
-template <> constexpr bool has_nccl_type<std::uint64_t> = true;
-
-template <typename R>
-ncclDataType_t nccl_type() {
-  if constexpr (std::is_same_v<R, float>) return ncclFloat32;
-  else if constexpr (std::is_same_v<R, double>) return ncclFloat64;
-  else if constexpr (std::is_same_v<R, std::int8_t>) return ncclInt8;
-  else if constexpr (std::is_same_v<R, std::uint8_t>) return ncclUint8;
-  else if constexpr (std::is_same_v<R, std::int32_t>) return ncclInt32;
-  else if constexpr (std::is_same_v<R, std::uint32_t>) return ncclUint32;
-  else if constexpr (std::is_same_v<R, std::int64_t>) return ncclInt64;
-  else return ncclUint64;
-}
-
-template <typename Op, typename R>
-constexpr bool nccl_combines =
-    has_nccl_type<R> && (std::is_same_v<Op, op::sum> || std::is_same_v<Op, op::prod> ||
-                         ((std::is_same_v<Op, op::min> || std::is_same_v<Op, op::max>) && std::is_integral_v<R>));
-
-template <typename Op>
-ncclRedOp_t nccl_op() {
-  if constexpr (std::is_same_v<Op, op::sum>) return ncclSum;
-  else if constexpr (std::is_same_v<Op, op::prod>) return ncclProd;
-  else if constexpr (std::is_same_v<Op, op::min>) return ncclMin;
-  else return ncclMax;
-}
-
-void check_nccl(ncclResult_t result, const char* what) {
-  if (result != ncclSuccess)
-    throw error(std::string("warpfold::reduce_sharded: ") + what + " failed: " + ncclGetErrorString(result));
-}
-
-struct comm_facts {
-  int ranks = 0;
-  int rank = 0;
-};
-
-comm_facts check_comm(ncclComm_t comm, int root) {
-  if (comm == nullptr) throw invalid_argument("warpfold::reduce_sharded: the communicator is null");
-  comm_facts f;
-  int comm_device = -1, current = -1;
-  check_nccl(ncclCommCount(comm, &f.ranks), "ncclCommCount");
-  check_nccl(ncclCommUserRank(comm, &f.rank), "ncclCommUserRank");
-  check_nccl(ncclCommCuDevice(comm, &comm_device), "ncclCommCuDevice");
-  WARPFOLD_CUDA_CHECK(cudaGetDevice(&current));
-  if (comm_device != current)
-    throw invalid_argument("warpfold::reduce_sharded: the communicator belongs to device " + std::to_string(comm_device) +
-                           ", but the current device is " + std::to_string(current) + ": call cudaSetDevice(" +
-                           std::to_string(comm_device) + ") first");
-  if (root < -1 || root >= f.ranks)
-    throw invalid_argument("warpfold::reduce_sharded: root " + std::to_string(root) + " is not a rank (-1, or 0 to " +
-                           std::to_string(f.ranks - 1) + ")");
-  return f;
-}
-
 // Enqueues the whole call. The local result goes into d_out (on every rank), then:
 // - NCCL's all-reduce (or reduce, to a root) of d_out in place, where it combines as warpfold
 //   would: the combine is that one collective.
@@ -169,9 +106,9 @@ void enqueue_sharded(const T* d_shard, std::int64_t n, reduce_result_t<Op, T>* d
   detail::reduce_into<Op, T>(d_shard, n, d_out, stream, nullptr);
   if constexpr (nccl_combines<Op, R>) {
     if (options.root < 0)
-      check_nccl(ncclAllReduce(d_out, d_out, 1, nccl_type<R>(), nccl_op<Op>(), comm, stream), "ncclAllReduce");
+      check_nccl(ncclAllReduce(d_out, d_out, 1, nccl_type<R>(), nccl_op<Op>(), comm, stream), "ncclAllReduce", api);
     else
-      check_nccl(ncclReduce(d_out, d_out, 1, nccl_type<R>(), nccl_op<Op>(), options.root, comm, stream), "ncclReduce");
+      check_nccl(ncclReduce(d_out, d_out, 1, nccl_type<R>(), nccl_op<Op>(), options.root, comm, stream), "ncclReduce", api);
     if (status != nullptr) WARPFOLD_CUDA_CHECK(cudaMemsetAsync(status, 0, sizeof(int), stream));
   } else {
     // Records: every rank's, then this rank's. Stream-ordered memory, so that the call can be
@@ -183,7 +120,7 @@ void enqueue_sharded(const T* d_shard, std::int64_t n, reduce_result_t<Op, T>* d
       describe_shard<<<1, 1, 0, stream>>>(own, reinterpret_cast<const unsigned char*>(d_out), static_cast<int>(sizeof(R)), n,
                                           options.first_index, tag_of<Op, T>(options.root));
       WARPFOLD_CHECK_LAUNCH();
-      check_nccl(ncclAllGather(own, records, sizeof(shard_record), ncclUint8, comm, stream), "ncclAllGather");
+      check_nccl(ncclAllGather(own, records, sizeof(shard_record), ncclUint8, comm, stream), "ncclAllGather", api);
       const bool writes = options.root < 0 || options.root == f.rank;
       combine_ranks<Op, R><<<1, 1, 0, stream>>>(records, f.ranks, writes ? d_out : nullptr, status);
       WARPFOLD_CHECK_LAUNCH();
@@ -202,9 +139,8 @@ namespace detail {
 template <typename Op, typename T>
 void reduce_sharded_into(const T* d_shard, std::int64_t n, reduce_result_t<Op, T>* d_out, ncclComm_t comm,
                          cudaStream_t stream, const shard_options& options) {
-  constexpr const char* api = "warpfold::reduce_sharded";
   require_non_negative(n, api);
-  const comm_facts f = check_comm(comm, options.root);
+  const comm_facts f = check_comm(comm, options.root, api);
   require_device_input(d_shard, n, api);
   require_device_output(d_out, api);
   enqueue_sharded<Op, T>(d_shard, n, d_out, comm, stream, options, f, nullptr);
@@ -214,9 +150,8 @@ template <typename Op, typename T>
 reduce_result_t<Op, T> reduce_sharded_to_host(const T* d_shard, std::int64_t n, ncclComm_t comm, cudaStream_t stream,
                                               const shard_options& options) {
   using R = reduce_result_t<Op, T>;
-  constexpr const char* api = "warpfold::reduce_sharded";
   require_non_negative(n, api);
-  const comm_facts f = check_comm(comm, options.root);
+  const comm_facts f = check_comm(comm, options.root, api);
   require_device_input(d_shard, n, api);
   struct answer {
     R result;

@@ -12,6 +12,7 @@
 
 #include <warpfold/sharded.hpp>
 
+#define WARPFOLD_TEST_NCCL
 #include "scale_test_util.hpp"
 #include "warpfold_test/warpfold_test.hpp"
 
@@ -19,48 +20,10 @@ namespace {
 
 using namespace warpfold_test;
 using scale_test::expect_refused;
-
-#define NCCL_TEST_CHECK(call) ASSERT_EQ((call), ncclSuccess) << #call
-
-int device_count() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
-  return n;
-}
-
-// One communicator per GPU in `devices` (ncclCommInitAll: one process, one thread per rank).
-struct communicators {
-  std::vector<int> devices;
-  std::vector<ncclComm_t> comms;
-  communicators(communicators&& other) noexcept : devices(std::move(other.devices)), comms(std::move(other.comms)) {
-    other.comms.clear();
-  }
-  explicit communicators(std::vector<int> d) : devices(std::move(d)), comms(devices.size()) {
-    if (ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data()) != ncclSuccess) comms.clear();
-  }
-  ~communicators() {
-    for (ncclComm_t c : comms) (void)ncclCommDestroy(c);
-  }
-  bool ok() const { return !comms.empty(); }
-};
-
-// A communicator of one rank on the current device.
-communicators on_current_device() {
-  int device = 0;
-  (void)cudaGetDevice(&device);
-  return communicators({device});
-}
-
-// Runs body(rank) on a thread per rank, each with its rank's device current.
-void on_every_rank(const communicators& c, const std::function<void(int)>& body) {
-  std::vector<std::thread> threads;
-  for (std::size_t r = 0; r < c.devices.size(); ++r)
-    threads.emplace_back([&, r] {
-      (void)cudaSetDevice(c.devices[r]);
-      body(static_cast<int>(r));
-    });
-  for (std::thread& t : threads) t.join();
-}
+using scale_test::communicators;
+using scale_test::device_count;
+using scale_test::on_current_device;
+using scale_test::on_every_rank;
 
 template <typename A, typename B>
 bool same_value(A a, B b) {
