@@ -103,7 +103,7 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
   app.add_flag("--distributed", o.distributed,
                "Measure sums of an f32 array sharded over every local GPU instead (warpfold::sum_sharded, one thread "
                "and NCCL rank per GPU): --n elements per GPU (default 2^30, 4 GiB). Next to them: one GPU's "
-               "warpfold::sum of the same shard, NCCL's all-reduce of one float (the combine's anchor), and the "
+               "warpfold::sum of the same shard (warpfold-local), NCCL's all-reduce of one float (the combine's anchor), and the "
                "sharded call on empty shards (the combine alone). Every sum is checked against a host reference. "
                "Takes --n (one size), --trials, --csv and --json.");
   app.add_option("--shape", o.shapes,

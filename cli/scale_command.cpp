@@ -345,7 +345,7 @@ int run_distributed_bench(const bench_options& o) {
   const timing one = time_ranks(1, 5, [&](int) { warpfold::sum(shards[0], n, outs[0], streams[0]); });
   std::string check = check_float_sum(shard_refs[0], read_value(0));
   failures += check != "ok";
-  add_row(table, "warpfold", "sharded", "sum", 1, shard_bytes, one, 1.0, check, device.name);
+  add_row(table, "warpfold-local", "sharded", "sum", 1, shard_bytes, one, 1.0, check, device.name);
   // NCCL's all-reduce of one float: the anchor of the combine step.
   const timing allreduce = time_ranks(gpus, 20, [&](int r) {
     nccl_check(ncclAllReduce(outs[r], outs[r] + 1, 1, ncclFloat32, ncclSum, comms[r], streams[r]), "ncclAllReduce");

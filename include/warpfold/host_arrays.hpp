@@ -52,10 +52,10 @@ struct host_options {
   // GPUs to split the array over; empty: the current device.
   std::vector<int> devices;
   // Bytes per chunk, the unit of copying and of the staging buffers (each GPU keeps 4 pinned
-  // and 4 device buffers of it); 0: 32 MiB.
+  // and 4 device buffers of it); 0: 16 MiB.
   std::size_t chunk_bytes = 0;
   // Host threads per GPU that copy pageable memory into the staging buffers; 0: the host's
-  // cores less one per GPU, shared among the GPUs (up to 16 each).
+  // cores less three per GPU, shared among the GPUs (up to 16 each).
   int copy_threads = 0;
 };
 

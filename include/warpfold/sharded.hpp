@@ -38,6 +38,7 @@
 #include <cstdint>
 
 #include "warpfold/accumulator.hpp"
+#include "warpfold/sum_modes.hpp"
 #include "warpfold/error.hpp"
 #include "warpfold/ops.hpp"
 #include "warpfold/stream.hpp"
@@ -74,6 +75,33 @@ reduce_result_t<Op, T> reduce_sharded(const T* d_shard, std::int64_t n, ncclComm
                                       cudaStream_t stream = nullptr) {
   check_op_fits<Op, T>();
   return detail::reduce_sharded_to_host<Op, T>(d_shard, n, comm, detail::callers_stream<PerThread>(stream), options);
+}
+
+// The exact sum (sum_modes.hpp) of a sharded array: each rank sums its shard into the exact
+// fixed-point superaccumulator, the ranks' superaccumulators (integers) are added by one
+// NCCL all-reduce, and every rank (or the root) rounds the total once. So the result is the
+// same bits whatever the number of ranks and wherever the shards split the array. (The
+// reproducible sum's order is defined over one whole array; across shards, the exact sum is
+// the one whose bits do not depend on the split.) Types: __half, __nv_bfloat16, float, double.
+namespace detail {
+template <typename T>
+void sum_exact_sharded_into(const T* d_shard, std::int64_t n, float_sum_t<T>* d_out, ncclComm_t comm, cudaStream_t stream,
+                            const shard_options& options);
+template <typename T>
+float_sum_t<T> sum_exact_sharded_to_host(const T* d_shard, std::int64_t n, ncclComm_t comm, cudaStream_t stream,
+                                         const shard_options& options);
+}  // namespace detail
+template <typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+void sum_exact_sharded(const T* d_shard, std::int64_t n, float_sum_t<T>* d_out, ncclComm_t comm, cudaStream_t stream,
+                       const shard_options& options = {}) {
+  detail::check_float_sum<T>();
+  detail::sum_exact_sharded_into<T>(d_shard, n, d_out, comm, detail::callers_stream<PerThread>(stream), options);
+}
+template <typename T, bool PerThread = WARPFOLD_PER_THREAD_DEFAULT_STREAM>
+float_sum_t<T> sum_exact_sharded(const T* d_shard, std::int64_t n, ncclComm_t comm, const shard_options& options = {},
+                                 cudaStream_t stream = nullptr) {
+  detail::check_float_sum<T>();
+  return detail::sum_exact_sharded_to_host<T>(d_shard, n, comm, detail::callers_stream<PerThread>(stream), options);
 }
 
 #define WARPFOLD_DECLARE_SHARDED_OP(name)                                                                           \

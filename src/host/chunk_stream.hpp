@@ -3,12 +3,12 @@
 // GPU reduces the one before that.
 //
 // Who waits for whom:
-// - Copy thread w copies its share (the w-th of `copy_threads` equal parts) of every chunk, in
-//   order, once the coordinator has let that chunk in (its slot is free). The copy threads
-//   make no CUDA calls: with a dozen of them waiting on events, the coordinator's own calls
-//   queued behind theirs.
-// - The coordinator (the calling thread) waits until every copy thread has done its share of
-//   chunk k, enqueues the chunk's copy to the GPU and its reduction, then waits for the copy
+// - The copy threads take the chunks in order, once the coordinator has let a chunk in (its
+//   slot is free), and claim its pieces one at a time until none is left. They make no CUDA
+//   calls: with a dozen of them waiting on events, the coordinator's own calls queued behind
+//   theirs.
+// - The coordinator (the calling thread) waits until every piece of chunk k is copied,
+//   enqueues the chunk's copy to the GPU and its reduction, then waits for the copy
 //   engine to finish the chunk before (whose slot is next to be refilled) and lets chunk
 //   k - 1 + slots in. A copy into a device buffer waits for the reduction of the chunk that
 //   used it before, on the GPU (an event), so nobody waits on a reduction.

@@ -13,7 +13,7 @@ staging_set::staging_set(int device_, std::size_t chunk_bytes_) : device(device_
     for (int s = 0; s < staging_slots; ++s) {
       pinned[s].reserve(chunk_bytes);
       on_device[s].reserve(chunk_bytes);
-      WARPFOLD_CUDA_CHECK(cudaEventCreateWithFlags(&copied[s], cudaEventDisableTiming | cudaEventBlockingSync));
+      WARPFOLD_CUDA_CHECK(cudaEventCreateWithFlags(&copied[s], cudaEventDisableTiming));
       WARPFOLD_CUDA_CHECK(cudaEventCreateWithFlags(&reduced[s], cudaEventDisableTiming));
     }
     WARPFOLD_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking));

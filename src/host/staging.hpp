@@ -28,7 +28,7 @@ struct staging_set {
   detail::device_buffer<unsigned char> results;  // one partial result per chunk
   cudaStream_t copy_stream = nullptr;
   cudaStream_t reduce_stream = nullptr;
-  std::array<cudaEvent_t, staging_slots> copied{};   // the chunk in slot s is on the GPU (the host sleeps on it)
+  std::array<cudaEvent_t, staging_slots> copied{};   // the chunk in slot s is on the GPU
   std::array<cudaEvent_t, staging_slots> reduced{};  // the chunk in slot s is reduced
 
   staging_set(int device, std::size_t chunk_bytes);  // on `device`, which must be current

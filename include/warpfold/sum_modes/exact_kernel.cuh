@@ -110,8 +110,28 @@ WARPFOLD_DEVICE void accumulate_exact(const T* in, std::int64_t n, std::int64_t 
   warp_accumulator.flush(digits);
 }
 
-// Launched with exact_block_size threads per block. Out is float (half, bfloat16, float) or
-// double. Scratch, when the grid has more than one block: (digits + 1) words per block.
+// Where a grid's exact sum goes: rounded once into an Out (float for half, bfloat16 and float;
+// double for double), or, as exact_digit_words, kept as the normalized digits followed by one
+// word per special flag (1 where seen): integers that several sums (the ranks of a sharded
+// array) can add up exactly before one rounding.
+struct exact_digit_words {
+  long long word;
+};
+template <typename T, typename Out>
+WARPFOLD_DEVICE void store_exact(Out* out, long long* digits, unsigned flags) {
+  using format = superaccumulator_format<T>;
+  *out = round_to_nearest<Out, format::lowest, format::digits>(digits, flags);
+}
+inline constexpr int exact_flag_words = 4;  // saw_nan ... saw_other_than_minus_zero
+template <typename T>
+WARPFOLD_DEVICE void store_exact(exact_digit_words* out, long long* digits, unsigned flags) {
+  constexpr int D = superaccumulator_format<T>::digits;
+  for (int i = 0; i < D; ++i) out[i].word = digits[i];
+  for (int b = 0; b < exact_flag_words; ++b) out[D + b].word = (flags >> b) & 1u;
+}
+
+// Launched with exact_block_size threads per block. Out is float (half, bfloat16, float),
+// double, or exact_digit_words (the digits themselves). Scratch, when the grid has more than one block: (digits + 1) words per block.
 template <typename T, typename Out>
 __global__ void __launch_bounds__(exact_block_size, 2)
     exact_sum_kernel(const T* in, std::int64_t n, Out* out, device::scratch_view scratch) {
@@ -134,7 +154,7 @@ __global__ void __launch_bounds__(exact_block_size, 2)
   if (threadIdx.x < blocks::warp_size) warp_normalize<D>(digits);  // digits below 2^30: the grid's sum cannot overflow
   if (gridDim.x == 1) {
     __syncwarp();
-    if (threadIdx.x == 0) *out = round_to_nearest<Out, format::lowest, D>(digits, block_flags);
+    if (threadIdx.x == 0) store_exact<T>(out, digits, block_flags);
     return;
   }
   __syncthreads();
@@ -165,7 +185,7 @@ __global__ void __launch_bounds__(exact_block_size, 2)
   warp_normalize<D>(digits);
   __syncwarp();
   if (threadIdx.x == 0) {
-    *out = round_to_nearest<Out, format::lowest, D>(digits, block_flags);
+    store_exact<T>(out, digits, block_flags);
     blocks::record_launch_finished(scratch.finished, scratch.finished_after);
   }
 }

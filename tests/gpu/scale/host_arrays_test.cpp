@@ -106,7 +106,7 @@ TYPED_TEST(HostArrays, EveryOpMatchesTheCpuReferenceAroundTheChunkSizeAtEveryAli
   }
 }
 
-// The default chunk (32 MiB), with every copy thread the host offers: the path users take.
+// The default chunk (16 MiB) and copy threads: the path users take.
 TEST(HostArraysDefaults, FloatSumsOfSeveralDefaultChunks) {
   WARPFOLD_REQUIRE_GPU();
   const std::int64_t n = quick_mode() ? (std::int64_t{9} << 20) + 5 : (std::int64_t{41} << 20) + 3;

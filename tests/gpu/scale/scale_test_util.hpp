@@ -60,6 +60,13 @@ inline communicators on_current_device() {
   return communicators({device});
 }
 
+// A communicator of every GPU of the machine, one rank each.
+inline communicators on_every_gpu() {
+  std::vector<int> devices(static_cast<std::size_t>(device_count()));
+  for (std::size_t d = 0; d < devices.size(); ++d) devices[d] = static_cast<int>(d);
+  return communicators(devices);
+}
+
 // Runs body(rank) on a thread per rank, each with its rank's device current.
 inline void on_every_rank(const communicators& c, const std::function<void(int)>& body) {
   std::vector<std::thread> threads;

@@ -148,9 +148,7 @@ TEST(ShardedAxes, EveryGpuAsARankWithUnevenAndEmptySlabs) {
   WARPFOLD_REQUIRE_GPU();
   const int gpus = device_count();
   if (gpus < 2) GTEST_SKIP() << "needs 2 or more CUDA devices; this machine has " << gpus;
-  std::vector<int> devices(gpus);
-  for (int d = 0; d < gpus; ++d) devices[d] = d;
-  const communicators c(devices);
+  const communicators c = scale_test::on_every_gpu();
   ASSERT_TRUE(c.ok());
   for (int root : {-1, 0, gpus - 1}) {
     check_every_case<float>(c, root);

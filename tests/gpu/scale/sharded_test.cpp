@@ -12,6 +12,9 @@
 
 #include <warpfold/sharded.hpp>
 
+#include "../reduce/sum_modes_test_data.hpp"
+#include "warpfold_test/float_sum_references.hpp"
+
 #define WARPFOLD_TEST_NCCL
 #include "scale_test_util.hpp"
 #include "warpfold_test/warpfold_test.hpp"
@@ -130,13 +133,72 @@ TYPED_TEST(Sharded, OneRankMatchesTheCpuReference) {
 TYPED_TEST(Sharded, EveryGpuAsARankWithUnevenAndEmptyShards) {
   const int gpus = device_count();
   if (gpus < 2) GTEST_SKIP() << "needs 2 or more CUDA devices; this machine has " << gpus;
-  std::vector<int> devices(gpus);
-  for (int d = 0; d < gpus; ++d) devices[d] = d;
-  const communicators c(devices);
+  const communicators c = scale_test::on_every_gpu();
   ASSERT_TRUE(c.ok()) << "ncclCommInitAll failed";
   for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{3}, std::int64_t{4099}, std::int64_t{3000017}}) {
     check_sharded<TypeParam>(c, n, seed_for(std::string("sharded/n/") + type_name<TypeParam>(), n));
     if (this->HasFailure()) return;
+  }
+}
+
+// The exact sum over shards: the same bits as the exact sum of the whole array (the CPU's
+// exact reference and the one-GPU sum_exact) for every kind of data, whatever the number of
+// ranks and the split, on every rank; with a root, on the root.
+template <typename T>
+void check_exact_sharded(const communicators& c, int root) {
+  using R = warpfold::float_sum_t<T>;
+  const int ranks = static_cast<int>(c.devices.size());
+  for (sum_modes_test::data_kind kind : sum_modes_test::all_kinds)
+    for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{4097}, std::int64_t{3000017}}) {
+      const std::vector<T> values = sum_modes_test::make_data<T>(n, seed_for(std::string("sharded/exact/") + type_name<T>(), n), kind);
+      const R expected = exact_sum_reference(values.data(), n);
+      std::vector<std::int64_t> start(ranks + 1, 0);
+      for (int r = 1; r < ranks; ++r) start[r] = n * r / (ranks + 1);  // uneven: the last rank takes the most
+      start[ranks] = n;
+      std::vector<std::string> problems(ranks);
+      on_every_rank(c, [&](int r) {
+        const std::int64_t count = start[r + 1] - start[r];
+        try {
+          device_array<T> shard(static_cast<std::size_t>(std::max<std::int64_t>(count, 1)));
+          if (count > 0) copy_to_device(shard.data(), values.data() + start[r], static_cast<std::size_t>(count));
+          warpfold::shard_options options;
+          options.root = root;
+          const R got = warpfold::sum_exact_sharded(shard.data(), count, c.comms[r], options);
+          if ((root < 0 || r == root) && !sum_modes_test::same_bits(got, expected))
+            problems[r] = "got " + format_value(got) + ", expected " + format_value(expected);
+          if (ranks == 1 && !sum_modes_test::same_bits(got, warpfold::sum_exact(shard.data(), count)))
+            problems[r] += "; differs from warpfold::sum_exact";
+        } catch (const std::exception& e) {
+          problems[r] = std::string("threw: ") + e.what();
+        }
+      });
+      for (int r = 0; r < ranks; ++r)
+        EXPECT_EQ(problems[r], "") << type_name<T>() << " " << sum_modes_test::kind_name(kind) << " n = " << n << ", rank " << r
+                                   << " of " << ranks;
+    }
+}
+
+TEST(ShardedExact, OneRankIsTheExactSum) {
+  WARPFOLD_REQUIRE_GPU();
+  const communicators c = on_current_device();
+  ASSERT_TRUE(c.ok());
+  check_exact_sharded<float>(c, -1);
+  check_exact_sharded<double>(c, -1);
+  check_exact_sharded<__half>(c, 0);
+  check_exact_sharded<__nv_bfloat16>(c, -1);
+}
+
+TEST(ShardedExact, EveryGpuAsARankGivesTheSameBits) {
+  WARPFOLD_REQUIRE_GPU();
+  const int gpus = device_count();
+  if (gpus < 2) GTEST_SKIP() << "needs 2 or more CUDA devices; this machine has " << gpus;
+  const communicators c = scale_test::on_every_gpu();
+  ASSERT_TRUE(c.ok());
+  for (int root : {-1, gpus - 1}) {
+    check_exact_sharded<float>(c, root);
+    check_exact_sharded<double>(c, root);
+    check_exact_sharded<__half>(c, root);
+    check_exact_sharded<__nv_bfloat16>(c, root);
   }
 }
 
