@@ -11,8 +11,8 @@
 #include <warpfold/sharded_axes.hpp>
 
 #define WARPFOLD_TEST_NCCL
-#include "../axis/axis_reference.hpp"
-#include "scale_test_util.hpp"
+#include "../scale/scale_test_util.hpp"
+#include "axis_reference.hpp"
 #include "warpfold_test/warpfold_test.hpp"
 
 namespace {
