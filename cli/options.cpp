@@ -20,6 +20,7 @@ struct raw_bench_options {
   bool segments = false;
   bool host = false;
   bool distributed = false;
+  std::vector<int> chunk_mib, copy_threads;
   int random_cases = 0;
   std::uint64_t seed = 1;
   bool seed_given = false;
@@ -99,7 +100,20 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
                "then split over every local GPU; also from pinned memory (1 GiB). Next to them: a cudaMemcpy from "
                "pinned memory (the link's bandwidth, the reference), a plain cudaMemcpy from pageable memory, and "
                "pinning the array in place (cudaHostRegister). Every sum is checked against a host reference. Takes "
-               "--n (one size), --trials, --csv and --json.");
+               "--n (one size), --chunk-mib, --copy-threads, --trials, --csv and --json.");
+  app.add_option("--chunk-mib", o.chunk_mib,
+                 "With --host: also time warpfold::sum_host on one GPU with these staging chunk sizes (MiB, comma "
+                 "list), each with every --copy-threads count (default: the library's choice); rows "
+                 "warpfold-<MiB>MiB-<threads>t.")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 4096))
+      ->type_name("LIST");
+  app.add_option("--copy-threads", o.copy_threads,
+                 "With --host: also time warpfold::sum_host with these numbers of copy threads (comma list), with "
+                 "every --chunk-mib size (default: the library's choice).")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 256))
+      ->type_name("LIST");
   app.add_flag("--distributed", o.distributed,
                "Measure sums of an f32 array sharded over every local GPU instead (warpfold::sum_sharded, one thread "
                "and NCCL rank per GPU): --n elements per GPU (default 2^30, 4 GiB). Next to them: one GPU's "
@@ -263,6 +277,10 @@ void resolve_segments(const raw_bench_options& raw, bench_options& o) {
 void resolve_scale(const raw_bench_options& raw, bench_options& o) {
   o.host = raw.host;
   o.distributed = raw.distributed;
+  if ((!raw.chunk_mib.empty() || !raw.copy_threads.empty()) && !o.host)
+    throw usage_error("--chunk-mib and --copy-threads need --host");
+  o.chunk_mib = raw.chunk_mib;
+  o.copy_threads = raw.copy_threads;
   if (!o.host && !o.distributed) return;
   const std::string flag = o.host ? "--host" : "--distributed";
   if (o.host && o.distributed) throw usage_error("--host and --distributed measure different things: give one of them");

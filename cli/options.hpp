@@ -33,6 +33,8 @@ struct bench_options {
   bool segments = false;                          // --segments: variable-length segmented sums (f32)
   bool host = false;                              // --host: f32 sums of an array in host memory
   bool distributed = false;                       // --distributed: f32 sums sharded over every local GPU
+  std::vector<int> chunk_mib;                     // --host --chunk-mib: staging chunks to time besides the default
+  std::vector<int> copy_threads;                  // --host --copy-threads: copy threads to time besides the default
   std::uint64_t seed = 1;                         // --seed: which random cases, or which segments
   std::vector<std::string> impls;                 // filters (see bench/selection.hpp); empty: all
   std::vector<bench::dtype> dtypes;               // i32 by default; with --sweep i32,f32,f64

@@ -226,6 +226,20 @@ int run_host_bench(const bench_options& o) {
     time_sum("warpfold", array.get(), n, reference, all, gpus);
   }
   time_sum("warpfold-pinned", pinned.get(), piece, reference_of(pinned.get(), piece), one, 1);
+  // The staging sweep (--chunk-mib, --copy-threads): what the library's defaults are chosen from.
+  if (!o.chunk_mib.empty() || !o.copy_threads.empty()) {
+    const std::vector<int> chunks = o.chunk_mib.empty() ? std::vector<int>{0} : o.chunk_mib;
+    const std::vector<int> threads = o.copy_threads.empty() ? std::vector<int>{0} : o.copy_threads;
+    for (int mib : chunks)
+      for (int t : threads) {
+        host_options swept = one;
+        swept.chunk_bytes = static_cast<std::size_t>(mib) << 20;
+        swept.copy_threads = t;
+        const std::string name = "warpfold-" + (mib > 0 ? std::to_string(mib) + "MiB" : std::string("default")) + "-" +
+                                 (t > 0 ? std::to_string(t) + "t" : std::string("default"));
+        time_sum(name, array.get(), n, reference, swept, 1);
+      }
+  }
   WARPFOLD_CUDA_CHECK(cudaStreamDestroy(stream));
   table.finish();
   return failures > 0 ? 1 : 0;

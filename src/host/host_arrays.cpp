@@ -19,9 +19,13 @@
 namespace warpfold {
 namespace {
 
-// 16 MiB: on the H100 machine (2026-11-24, a 64 GiB array, five calls each, 13 copy threads)
-// 8 MiB chunks gave a median of 47.0 GB/s, 16 MiB 52.0 and 32 MiB 46.5; the smaller ring of
-// staged data stays in the host's cache until the copy engine reads it.
+// 16 MiB, with 13 copy threads below (H100 machines of 16 cores, 2026-11-24). How the host
+// copies varies a lot from one machine to the next: on one, a 64 GiB array streamed at a
+// median of 52.0 GB/s with 16 MiB chunks against 47.0 with 8 and 46.5 with 32; on another,
+// `warpfold bench --host --chunk-mib 8,16,32 --copy-threads 13,15`
+// (docs/results/H100/host_sweep.csv) gave 29.9-38.9 GB/s for every setting, 32 MiB and 13
+// threads best. A smaller ring of staged data stays in the host's cache until the copy engine
+// reads it, where the host lets it.
 constexpr std::size_t default_chunk_bytes = std::size_t{16} << 20;
 constexpr std::size_t min_chunk_bytes = std::size_t{64} << 10;
 // A copy thread's share of a chunk is at least this: below it, starting the thread costs more
@@ -106,9 +110,7 @@ reduce_result_t<Op, T> reduce_host_array(const T* h_in, std::int64_t n, const ho
   if (threads == 0) {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // Three cores per GPU stay free: its coordinator (which spins while it waits) and the
-    // driver's threads. The copy threads must not crowd them out: on the H100 machine (16
-    // cores, 2026-11-24, 16 MiB chunks) 13 threads streamed a 64 GiB array at a median of
-    // 52.0 GB/s and 15 at 51.1; with 32 MiB chunks, 46.5 and 37.7. One thread copies about
+    // driver's threads. The copy threads must not crowd them out. One thread copies about
     // 8 GB/s, and the link takes 55 GB/s.
     threads = std::clamp((cores - 3 * static_cast<int>(gpus)) / static_cast<int>(gpus), 1, max_copy_threads);
   }

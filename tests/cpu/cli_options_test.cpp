@@ -384,6 +384,11 @@ TEST(Options, HostAndDistributedMeasureOneF32Size) {
   }
   EXPECT_FALSE(bench({}).host);
   EXPECT_FALSE(bench({}).distributed);
+  const wc::bench_options swept = bench({"--host", "--chunk-mib", "8,16", "--copy-threads", "13,15"});
+  EXPECT_EQ(swept.chunk_mib, (std::vector<int>{8, 16}));
+  EXPECT_EQ(swept.copy_threads, (std::vector<int>{13, 15}));
+  expect_usage_errors({{"bench", "--chunk-mib", "16"}, {"bench", "--distributed", "--copy-threads", "4"},
+                       {"bench", "--host", "--chunk-mib", "0"}});
 }
 
 TEST(Options, HostAndDistributedRefuseWhatTheyCannotDo) {
