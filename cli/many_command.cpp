@@ -30,13 +30,6 @@ namespace {
 
 using namespace ops_detail;
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 struct named_list {
   std::string name;
   std::vector<std::int64_t> sizes;

@@ -31,6 +31,7 @@ namespace ops_detail {
 std::string today();  // UTC, YYYY-MM-DD
 double median(std::vector<double> samples);
 double measure_ceiling_gbps(cudaStream_t stream);  // the read ceiling over 1 GiB, GB/s
+std::uint64_t splitmix64(std::uint64_t x);          // a well-mixed hash, for varied but fixed data
 }  // namespace ops_detail
 
 }  // namespace warpfold::cli

@@ -37,6 +37,7 @@ namespace warpfold::cli {
 namespace {
 
 using ops_detail::median;
+using ops_detail::splitmix64;
 using ops_detail::today;
 using cell = bench::row_table::cell;
 
@@ -49,13 +50,6 @@ struct timing {
 };
 timing summarize(const std::vector<double>& us) {
   return {median(us), *std::min_element(us.begin(), us.end()), *std::max_element(us.begin(), us.end())};
-}
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
 }
 
 // Runs body(begin, end) over [0, n) on every core, in slices of whole 1 Mi-element blocks.

@@ -15,6 +15,7 @@
 #include "warpfold/detail/op_type_list.hpp"
 #include "warpfold/error.hpp"
 #include "warpfold/reduce.hpp"
+#include "warpfold/validate.hpp"
 
 namespace warpfold {
 namespace {
@@ -74,13 +75,9 @@ void require_host_input(const void* p, std::int64_t n) {
   if (n < 0) throw invalid_argument("warpfold::reduce_host: size n = " + std::to_string(n) + " is negative");
   if (n > 0 && p == nullptr) throw invalid_argument("warpfold::reduce_host: input pointer is null but n = " + std::to_string(n));
   if (n == 0) return;
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return;
-  }
-  if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged)
-    throw invalid_argument("warpfold::reduce_host: the input is device memory (of device " + std::to_string(a.device) +
+  const detail::pointer_facts facts = detail::facts_of_pointer(p);
+  if (facts.device_memory || facts.managed)
+    throw invalid_argument("warpfold::reduce_host: the input is device memory (of device " + std::to_string(facts.device) +
                            "); reduce it with warpfold::sum and the other device calls");
 }
 

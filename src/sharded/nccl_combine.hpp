@@ -82,4 +82,26 @@ inline comm_facts check_comm(ncclComm_t comm, int root, const char* api) {
   return f;
 }
 
+// The blocking forms: `enqueue(d_answer)` fills an Answer in device memory on `stream` (stream-
+// ordered memory: the enqueued NCCL calls cannot write to the calling thread's mapped host
+// result), which comes back to the host once the stream is done. The Answer starts as zeros.
+template <typename Answer, typename Enqueue>
+Answer answer_on_host(cudaStream_t stream, Enqueue enqueue) {
+  Answer* d_answer = nullptr;
+  WARPFOLD_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&d_answer), sizeof(Answer), stream));
+  Answer got{};
+  try {
+    WARPFOLD_CUDA_CHECK(cudaMemsetAsync(d_answer, 0, sizeof(Answer), stream));
+    enqueue(d_answer);
+    WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(&got, d_answer, sizeof(Answer), cudaMemcpyDeviceToHost, stream));
+    WARPFOLD_CUDA_CHECK(cudaFreeAsync(d_answer, stream));
+    WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  } catch (...) {
+    (void)cudaStreamSynchronize(stream);
+    (void)cudaFreeAsync(d_answer, stream);
+    throw;
+  }
+  return got;
+}
+
 }  // namespace warpfold::sharded

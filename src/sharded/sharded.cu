@@ -157,19 +157,9 @@ reduce_result_t<Op, T> reduce_sharded_to_host(const T* d_shard, std::int64_t n, 
     R result;
     int status;
   };
-  answer* d_answer = nullptr;
-  WARPFOLD_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&d_answer), sizeof(answer), stream));
-  answer got{Op::template identity<R>(), 0};
-  try {
+  const answer got = answer_on_host<answer>(stream, [&](answer* d_answer) {
     enqueue_sharded<Op, T>(d_shard, n, &d_answer->result, comm, stream, options, f, &d_answer->status);
-    WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(&got, d_answer, sizeof(answer), cudaMemcpyDeviceToHost, stream));
-    WARPFOLD_CUDA_CHECK(cudaFreeAsync(d_answer, stream));
-    WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
-  } catch (...) {
-    (void)cudaStreamSynchronize(stream);
-    (void)cudaFreeAsync(d_answer, stream);
-    throw;
-  }
+  });
   if (got.status != 0)
     throw invalid_argument("warpfold::reduce_sharded: the ranks called with different ops, element types or roots");
   return got.result;

@@ -88,21 +88,7 @@ float_sum_t<T> sum_exact_sharded_to_host(const T* d_shard, std::int64_t n, ncclC
   require_non_negative(n, api);
   const comm_facts f = check_comm(comm, options.root, api);
   require_device_input(d_shard, n, api);
-  R* d_result = nullptr;
-  WARPFOLD_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&d_result), sizeof(R), stream));
-  R got = 0;
-  try {
-    WARPFOLD_CUDA_CHECK(cudaMemsetAsync(d_result, 0, sizeof(R), stream));
-    enqueue_exact_sharded<T>(d_shard, n, d_result, comm, stream, options, f);
-    WARPFOLD_CUDA_CHECK(cudaMemcpyAsync(&got, d_result, sizeof(R), cudaMemcpyDeviceToHost, stream));
-    WARPFOLD_CUDA_CHECK(cudaFreeAsync(d_result, stream));
-    WARPFOLD_CUDA_CHECK(cudaStreamSynchronize(stream));
-  } catch (...) {
-    (void)cudaStreamSynchronize(stream);
-    (void)cudaFreeAsync(d_result, stream);
-    throw;
-  }
-  return got;
+  return answer_on_host<R>(stream, [&](R* d_result) { enqueue_exact_sharded<T>(d_shard, n, d_result, comm, stream, options, f); });
 }
 
 #define WARPFOLD_INSTANTIATE_EXACT_SHARDED(T)                                                                          \
