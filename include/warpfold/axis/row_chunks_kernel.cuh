@@ -26,6 +26,9 @@ inline constexpr int row_chunks_block = 512;
 // Blocks run two per SM at up to 64 registers per thread (more spill), so each thread keeps
 // eight 16-byte loads in flight, where the production kernel's twice as many threads keep four.
 inline constexpr int row_loads_in_flight = 8;
+// Moments merge once per vector here: merged per batch of eight, var_mean of halves spilled 328
+// bytes per thread within that budget, against 96 (ptxas, sm_90).
+inline constexpr bool batch_moments = false;
 
 // How a block reads an output's runs: long runs in pieces with the whole block on one run;
 // short runs (and the runs of a stepped view) through the run lattice, in vectors (every run
@@ -88,7 +91,8 @@ __global__ void __launch_bounds__(row_chunks_block, 2)
       // One run: the output's blocks stride through it together, block c taking vectors
       // c * 512 + t, (c + chunks) * 512 + t, ..., the production reduce's grid-stride order.
       // At any moment they read one contiguous stretch, which DRAM serves best.
-      acc = blocks::thread_reduce_vectorized<row_loads_in_flight, blocks::streaming_vector_load>(
+      acc = blocks::thread_reduce_vectorized<row_loads_in_flight, blocks::streaming_vector_load, blocks::vector_bytes,
+                                             batch_moments>(
           base, run, chunk * blockDim.x + threadIdx.x, chunks * blockDim.x, op, acc, to_acc);
     } else if (mode == runs_mode::unaligned_runs) {
       // Runs of a few hundred elements and more that do not all start 16-byte aligned: teams
@@ -97,14 +101,16 @@ __global__ void __launch_bounds__(row_chunks_block, 2)
       const index_range share = chunk_of(p.runs.size(), chunks, chunk);
       const int teams = blockDim.x / team, lane = threadIdx.x % team;
       for (std::int64_t j = share.begin + threadIdx.x / team; j < share.end; j += teams)
-        acc = blocks::thread_reduce_vectorized<row_loads_in_flight / 2, blocks::streaming_vector_load>(
+        acc = blocks::thread_reduce_vectorized<row_loads_in_flight / 2, blocks::streaming_vector_load,
+                                               blocks::vector_bytes, batch_moments>(
             base + p.runs.offset(j), run, lane, team, op, acc, blocks::shift_index<ToAcc>{to_acc, j * run});
     } else {
       // Several long runs: block c takes the c-th of `chunks` equal pieces of their concatenation.
       const index_range piece = chunk_of(per_output, chunks, chunk);
       for (std::int64_t j = piece.begin / run; j * run < piece.end; ++j) {
         const std::int64_t lo = std::max(piece.begin, j * run), hi = std::min(piece.end, (j + 1) * run);
-        acc = blocks::thread_reduce_vectorized<row_loads_in_flight, blocks::streaming_vector_load>(
+        acc = blocks::thread_reduce_vectorized<row_loads_in_flight, blocks::streaming_vector_load, blocks::vector_bytes,
+                                             batch_moments>(
             base + p.runs.offset(j) + (lo - j * run), hi - lo, threadIdx.x, blockDim.x, op, acc,
             blocks::shift_index<ToAcc>{to_acc, lo});
       }

@@ -33,6 +33,22 @@ WARPFOLD_DEVICE long long counted_elements(const Entry& entry) {
 // Each block's own plan, for lists of up to block_plan_max_arrays: prefix (shared memory,
 // A + 1 entries) as plan_kernel writes it, and the first array with a piece in block `b`
 // (A if none). Block 0 writes the status. Every thread of the block calls it.
+//
+// What it costs, and three ways that did not pay (H100, 2026-11-24; clock64 marks per block in a
+// copy of the kernel, per-array L2 norms of the 5,000-array list, 25-26 us a call): the plan
+// took 7.6 us of each block's time (median), 3.7 us to load the sizes and 2.5 us to scan them
+// and find the block's first array; then the pieces 2.8 us, their loads 3.4-4.2 us, the slots
+// and fence 2.7-3.1 us, finishing 2 us. The kernel issued 2,100 instructions per warp and
+// its warps spent a third of their stalls at barriers (ncu).
+// - Blocks reading the list from different starting points (so that they would not all ask
+//   the same L2 lines at once) made the loads slower: 6.1 us.
+// - Clusters of 8 blocks sharing the reading (each block a part, the rest copied from the
+//   others' shared memory) read an eighth as much, but each round of reads of another block's
+//   shared memory took microseconds there: the plan grew to 12-15 us.
+// - Fences only in the threads that wrote slots or totals (many_kernel.cuh), not in all 512
+//   three times a batch: 6% off a synthetic list of 148 arrays of up to 2^20 floats in the
+//   copy, but the three lists of `warpfold many` ran as before (175.1, 25.5 and 246.5 us a
+//   call, against 175.6, 24.2 and 246.6 in the committed run).
 template <int Threads, typename Entry>
 WARPFOLD_DEVICE void plan_in_block(const Entry* list, std::int64_t A, std::int64_t G, std::int64_t b,
                                    std::int64_t* prefix, std::int64_t* status, std::int64_t& first_array) {
