@@ -158,7 +158,9 @@ struct dot {
 };
 
 // The mean, as the sum divided by n (the sum's own accuracy, at the sum's speed); NaN for no
-// elements, as in NumPy and torch.
+// elements, as in NumPy and torch. It counts its elements, as each array of a many-array call
+// needs; a whole array's count is the call's n, so the whole-array form runs as
+// mean_of_known_count (statistics.cuh: enqueue_statistic) and accumulates the sum alone.
 template <typename T>
 struct mean {
   using accumulator = moments<float_result_t<T>>;  // only count and mean are used: see transform
@@ -176,10 +178,10 @@ struct mean {
   }
 };
 
-// The mean of elements whose number is known before the launch, as along axes, where every
-// output reduces the same count: the sum alone is accumulated (4 bytes for float, against 16
-// for the count and running sum of `mean`), then divided once by the count, as `mean` divides.
-// NaN for no elements (0 / 0).
+// The mean of elements whose number is known before the launch, as of a whole array, or along
+// axes, where every output reduces the same count: the sum alone is accumulated (4 bytes for
+// float, against 16 for the count and running sum of `mean`), then divided once by the count,
+// as `mean` divides. NaN for no elements (0 / 0).
 template <typename T>
 struct mean_of_known_count {
   using accumulator = float_result_t<T>;
