@@ -36,8 +36,17 @@ namespace warpfold::axis {
 
 inline constexpr int segments_block = 256;
 inline constexpr int segments_warps = segments_block / blocks::warp_size;
+// Segments of up to this many elements are read by one lane each, all loads at once.
+inline constexpr int lone_lane_items = 8;
 // Loads in flight per lane in a warp's teams (single elements: segments start anywhere).
-inline constexpr int segment_loads_in_flight = 8;
+// Sixteen rather than eight where the accumulator is one or two registers: teams half as
+// wide, so twice the segments side by side and half the round trips per group (f32 sums,
+// mean length 64: 41% -> 49% of the bandwidth of warpfold's own sum; mean 16: 50% -> 52%;
+// H100, 2026-11-24; the sums' kernel stays at 64 registers, with 16-24 bytes of spill).
+// Raising the lone lane's share with it cost the shortest segments 10% (mean length 1, 4).
+// Eight for argmin/argmax, which would need 115-128 registers.
+template <typename Acc>
+inline constexpr int team_loads_in_flight = sizeof(Acc) <= sizeof(double) ? 16 : 8;
 
 // What the host decides from the segment count and the element size (axis/launch.cuh).
 struct segments_shape {
@@ -151,13 +160,22 @@ struct segment_list {
   }
 };
 
-// Reduces `length` elements from `run` with `team` lanes (rank `rank`): 16-byte loads, four in
-// flight, when the team is the whole warp; else single elements, segment_loads_in_flight.
-template <typename T, typename Acc, typename Op, typename ToAcc>
+// Reduces `length` elements from `run` with `team` lanes (rank `rank`): 16-byte loads when the
+// team is the whole warp; else single elements, Loads in flight per lane.
+// Eight 16-byte loads in flight where the accumulator is one or two registers, so that a
+// segment of a few thousand elements is one or two round trips (f32 sums, mean length 1024,
+// warm data: 62% -> 67% of the bandwidth of warpfold's own sum, H100, 2026-11-24; the bench,
+// on cold data, showed no change). Four for argmin/argmax, whose value-and-index accumulators
+// would take the kernel from 64 to 98 registers (f32) and halve the blocks per SM.
+template <typename Acc>
+inline constexpr int segment_vector_loads = sizeof(Acc) <= sizeof(double) ? 8 : 4;
+
+template <int Loads, typename T, typename Acc, typename Op, typename ToAcc>
 WARPFOLD_DEVICE Acc fold_run(const T* run, std::int64_t length, int team, int rank, Acc acc, Op op, ToAcc to_acc) {
   if (team == blocks::warp_size)
-    return blocks::thread_reduce_vectorized<4, blocks::streaming_vector_load>(run, length, rank, team, op, acc, to_acc);
-  constexpr int U = segment_loads_in_flight;
+    return blocks::thread_reduce_vectorized<segment_vector_loads<Acc>, blocks::streaming_vector_load>(
+        run, length, rank, team, op, acc, to_acc);
+  constexpr int U = Loads;
   for (std::int64_t base = rank; base < length; base += std::int64_t(team) * U) {
     T x[U] = {};
 #pragma unroll
@@ -183,22 +201,22 @@ WARPFOLD_DEVICE int nth_set_lane(unsigned int mask, int k) {
 
 // One warp's group of `count` segments from `first`, whose offsets lane i holds for segment
 // first + i. Segments of at least long_items go on the list. Segments of at most
-// segment_loads_in_flight elements are reduced by the lane that holds them, all at once. The
-// rest go to teams of `team` lanes (the power of two that covers the longest of them with
-// segment_loads_in_flight loads per lane, at most 32), 32 / team segments side by side.
+// lone_lane_items elements are reduced by the lane that holds them, all at once. The rest go
+// to teams of `team` lanes (the power of two that covers the longest of them with
+// team_loads_in_flight loads per lane, at most 32), 32 / team segments side by side.
 template <typename T, typename Acc, typename Op, typename ToAcc>
 WARPFOLD_DEVICE void fold_segment_group(const T* in, std::int64_t first, int count, std::int64_t begin, std::int64_t end,
                                         const segments_shape& shape, const segment_list<Acc>& list, Acc* out, Op op,
                                         ToAcc to_acc) {
-  constexpr int U = segment_loads_in_flight;
   const int lane = threadIdx.x % blocks::warp_size;
   const bool mine = lane < count;
   std::int64_t length = mine && end > begin ? end - begin : 0;
   const bool listed = length >= shape.long_items && list.add(first + lane, begin, length, shape.chunk_items);
   if (listed) length = 0;
 
-  const bool short_run = mine && !listed && length <= U;
-  if (short_run) out[first + lane] = fold_run(in + begin, length, 1, 0, op.template identity<Acc>(), op, to_acc);
+  const bool short_run = mine && !listed && length <= lone_lane_items;
+  if (short_run)
+    out[first + lane] = fold_run<lone_lane_items>(in + begin, length, 1, 0, op.template identity<Acc>(), op, to_acc);
 
   const unsigned int rest = __ballot_sync(blocks::full_warp_mask, mine && !listed && !short_run);
   if (rest == 0u) return;
@@ -209,7 +227,7 @@ WARPFOLD_DEVICE void fold_segment_group(const T* in, std::int64_t first, int cou
     longest = other > longest ? other : longest;
   }
   int team = 2;
-  while (team < blocks::warp_size && std::int64_t(team) * U < longest) team *= 2;
+  while (team < blocks::warp_size && std::int64_t(team) * team_loads_in_flight<Acc> < longest) team *= 2;
   const int teams = blocks::warp_size / team;
   const int rank = lane % team;
   const int left = __popc(rest);
@@ -219,7 +237,7 @@ WARPFOLD_DEVICE void fold_segment_group(const T* in, std::int64_t first, int cou
     const std::int64_t run_begin = __shfl_sync(blocks::full_warp_mask, begin, owner);
     const std::int64_t owners_length = __shfl_sync(blocks::full_warp_mask, length, owner);  // every lane shuffles
     const std::int64_t run_length = k < left ? owners_length : 0;
-    Acc acc = fold_run(in + run_begin, run_length, team, rank, op.template identity<Acc>(), op, to_acc);
+    Acc acc = fold_run<team_loads_in_flight<Acc>>(in + run_begin, run_length, team, rank, op.template identity<Acc>(), op, to_acc);
     acc = blocks::group_reduce(acc, op, team);
     if (rank == 0 && k < left) out[first + owner] = acc;
   }
