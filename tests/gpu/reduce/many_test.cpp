@@ -141,7 +141,7 @@ void check_against_references(const list_data<T>& d, const many_results<T>& got)
     SCOPED_TRACE(what + " (" + std::to_string(n) + " elements)");
     const reference r = reference_of(x, n);
     EXPECT_TRUE(near(to_real(l1), r.l1, l1_bound<R<T>, R<T>>(r), "norm_l1"));
-    EXPECT_TRUE(near(to_real(l2), std::sqrt(r.sum_squares), l2_bound<double, R<T>>(r), "norm_l2"));
+    EXPECT_TRUE(near(to_real(l2), std::sqrt(r.sum_squares), l2_bound<squares_t<T>, R<T>>(r), "norm_l2"));
     EXPECT_TRUE(reduce_test::same_value(linf, r.linf));
     EXPECT_TRUE(near(to_real(sum), r.sum, sum_tolerance<R<T>>(n, r.l1), "sum"));
     long double largest = -INFINITY;

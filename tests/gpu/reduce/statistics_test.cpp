@@ -28,9 +28,6 @@ TYPED_TEST_SUITE(Statistics, float_types, reduce_test::type_names);
 
 template <typename T>
 using R = warpfold::float_result_t<T>;
-// What norm_l2 sums the squares in.
-template <typename T>
-using squares_t = double;
 
 TYPED_TEST(Statistics, NormsMatchTheReference) {
   using T = TypeParam;
@@ -87,7 +84,7 @@ TYPED_TEST(Statistics, L2NormNeitherOverflowsNorUnderflows) {
       const long double norm = std::sqrt(r.sum_squares);
       ASSERT_TRUE(norm > 0 && norm < std::numeric_limits<R<T>>::max()) << "the case itself must have a representable norm";
       EXPECT_TRUE(near(to_real(warpfold::norm_l2(input.data(), n)), norm,
-                       (8 * epsilon<R<T>>() + 4 * tolerance_factor(n) * epsilon<double>()) * norm + spacing, "many"));
+                       (8 * epsilon<R<T>>() + 4 * tolerance_factor(n) * epsilon<squares_t<T>>()) * norm + spacing, "many"));
     }
   }
 }

@@ -2,9 +2,12 @@
 // host copy of the data, and the bounds that the GPU results must stay within.
 #pragma once
 
+#include <cuda_fp16.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -57,6 +60,11 @@ inline ::testing::AssertionResult near(long double got, long double expected, lo
                                        << static_cast<double>(expected) << " (bound " << static_cast<double>(bound)
                                        << ", off by " << static_cast<double>(std::fabs(got - expected)) << ")";
 }
+
+// What norm_l2 sums the squares of T in (stat::norm_l2): float for half, double otherwise
+// (double's own norm goes through scaled sums, also in double).
+template <typename T>
+using squares_t = std::conditional_t<std::is_same_v<T, __half>, float, double>;
 
 // Bounds, for results of type R accumulated in Acc (warpfold_test/tolerance.hpp for the form).
 template <typename Acc, typename R>
