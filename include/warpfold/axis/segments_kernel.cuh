@@ -38,15 +38,20 @@ inline constexpr int segments_block = 256;
 inline constexpr int segments_warps = segments_block / blocks::warp_size;
 // Segments of up to this many elements are read by one lane each, all loads at once.
 inline constexpr int lone_lane_items = 8;
+// Whether an accumulator is one or two registers (sums, products, extrema of every type), not
+// argmin/argmax's value and index: only such kernels can afford more loads in flight per lane
+// (team_loads_in_flight, segment_vector_loads) within 64 registers.
+template <typename Acc>
+inline constexpr bool small_accumulator = sizeof(Acc) <= sizeof(double);
 // Loads in flight per lane in a warp's teams (single elements: segments start anywhere).
-// Sixteen rather than eight where the accumulator is one or two registers: teams half as
-// wide, so twice the segments side by side and half the round trips per group (f32 sums,
-// mean length 64: 41% -> 49% of the bandwidth of warpfold's own sum; mean 16: 50% -> 52%;
-// H100, 2026-11-24; the sums' kernel stays at 64 registers, with 16-24 bytes of spill).
+// Sixteen rather than eight for small accumulators: teams half as wide, so twice the segments
+// side by side and half the round trips per group (f32 sums, mean length 64: 41% -> 49% of
+// the bandwidth of warpfold's own sum; mean 16: 50% -> 52%; H100, 2026-11-24; the sums'
+// kernel stays at 64 registers, with 16-24 bytes of spill).
 // Raising the lone lane's share with it cost the shortest segments 10% (mean length 1, 4).
 // Eight for argmin/argmax, which would need 115-128 registers.
 template <typename Acc>
-inline constexpr int team_loads_in_flight = sizeof(Acc) <= sizeof(double) ? 16 : 8;
+inline constexpr int team_loads_in_flight = small_accumulator<Acc> ? 16 : 8;
 
 // What the host decides from the segment count and the element size (axis/launch.cuh).
 struct segments_shape {
@@ -162,13 +167,13 @@ struct segment_list {
 
 // Reduces `length` elements from `run` with `team` lanes (rank `rank`): 16-byte loads when the
 // team is the whole warp; else single elements, Loads in flight per lane.
-// Eight 16-byte loads in flight where the accumulator is one or two registers, so that a
-// segment of a few thousand elements is one or two round trips (f32 sums, mean length 1024,
-// warm data: 62% -> 67% of the bandwidth of warpfold's own sum, H100, 2026-11-24; the bench,
-// on cold data, showed no change). Four for argmin/argmax, whose value-and-index accumulators
+// Eight 16-byte loads in flight for small accumulators, so that a segment of a few thousand
+// elements is one or two round trips (f32 sums, mean length 1024, warm data: 62% -> 67% of
+// the bandwidth of warpfold's own sum, H100, 2026-11-24; the bench, on cold data, showed no
+// change). Four for argmin/argmax, whose value-and-index accumulators
 // would take the kernel from 64 to 98 registers (f32) and halve the blocks per SM.
 template <typename Acc>
-inline constexpr int segment_vector_loads = sizeof(Acc) <= sizeof(double) ? 8 : 4;
+inline constexpr int segment_vector_loads = small_accumulator<Acc> ? 8 : 4;
 
 template <int Loads, typename T, typename Acc, typename Op, typename ToAcc>
 WARPFOLD_DEVICE Acc fold_run(const T* run, std::int64_t length, int team, int rank, Acc acc, Op op, ToAcc to_acc) {
