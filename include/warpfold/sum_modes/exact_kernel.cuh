@@ -86,6 +86,11 @@ WARPFOLD_DEVICE void accumulate_exact(const T* in, std::int64_t n, std::int64_t 
   const int lane = threadIdx.x % blocks::warp_size;
   exact_warp_accumulator_t<T> warp_accumulator;
   auto load_batch = [&](std::int64_t v0, blocks::vector16<T>(&batch)[U]) {
+    if (v0 + (U - 1) * threads + blocks::warp_size <= split.body_vectors) {  // all in the body: no check per load
+#pragma unroll
+      for (int u = 0; u < U; ++u) batch[u] = blocks::streaming_vector_load{}(body, v0 + lane + u * threads);
+      return;
+    }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const std::int64_t v = v0 + lane + u * threads;
@@ -130,6 +135,18 @@ WARPFOLD_DEVICE void store_exact(exact_digit_words* out, long long* digits, unsi
   for (int b = 0; b < exact_flag_words; ++b) out[D + b].word = (flags >> b) & 1u;
 }
 
+// The last block's combine: S lanes per digit (the most, up to a warp, that the block has for
+// every digit), each adding the digit of every S-th block's partial, then a shuffle sum over the
+// S lanes. All loads in flight at once and no atomics: with a shared-memory atomic per thread,
+// 39 threads per digit took turns on each digit (f32), 2-3 us of the kernel's tail.
+template <int Digits>
+inline constexpr int lanes_per_digit = Digits * 32 <= exact_block_size   ? 32
+                                       : Digits * 16 <= exact_block_size ? 16
+                                       : Digits * 8 <= exact_block_size  ? 8
+                                       : Digits * 4 <= exact_block_size  ? 4
+                                       : Digits * 2 <= exact_block_size  ? 2
+                                                                         : 1;
+
 // Launched with exact_block_size threads per block. Out is float (half, bfloat16, float),
 // double, or exact_digit_words (the digits themselves). Scratch, when the grid has more than one block: (digits + 1) words per block.
 template <typename T, typename Out>
@@ -137,19 +154,31 @@ __global__ void __launch_bounds__(exact_block_size, 2)
     exact_sum_kernel(const T* in, std::int64_t n, Out* out, device::scratch_view scratch) {
   using format = superaccumulator_format<T>;
   constexpr int D = format::digits;
+  constexpr int warps = exact_block_size / blocks::warp_size;
+  // Each warp flushes into digits of its own (the shared-memory 64-bit atomics are compare-and-
+  // swap loops, which 16 warps flushing at once made take turns); the block adds them up at the end.
+  __shared__ long long warp_digits[warps][D];
   __shared__ long long digits[D];
   __shared__ unsigned block_flags;
   blocks::wait_for_prior_kernels();
-  for (int i = threadIdx.x; i < D; i += blockDim.x) digits[i] = 0;
+  for (int i = threadIdx.x; i < warps * D; i += blockDim.x) warp_digits[i / D][i % D] = 0;
   if (threadIdx.x == 0) block_flags = n == 0 ? saw_other_than_minus_zero : 0u;  // the empty sum is +0
   __syncthreads();
 
   unsigned flags = 0;
+  const int warp = threadIdx.x / blocks::warp_size;
   accumulate_exact(in, n, std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, std::int64_t(gridDim.x) * blockDim.x,
-                   digits, flags);
+                   warp_digits[warp], flags);
   blocks::allow_dependent_launch();
   flags = __reduce_or_sync(blocks::full_warp_mask, flags);
   if (threadIdx.x % blocks::warp_size == 0 && flags != 0) atomicOr(&block_flags, flags);
+  __syncthreads();
+  for (int i = threadIdx.x; i < D; i += blockDim.x) {
+    long long sum = 0;
+#pragma unroll
+    for (int w = 0; w < warps; ++w) sum += warp_digits[w][i];
+    digits[i] = sum;
+  }
   __syncthreads();
   if (threadIdx.x < blocks::warp_size) warp_normalize<D>(digits);  // digits below 2^30: the grid's sum cannot overflow
   if (gridDim.x == 1) {
@@ -165,15 +194,27 @@ __global__ void __launch_bounds__(exact_block_size, 2)
   if (threadIdx.x == 0) mine[D] = block_flags;
   if (!blocks::block_arrives_last(scratch.arrivals, gridDim.x)) return;
 
-  // The last block: thread t adds digit t % D of blocks t / D, t / D + stride, ...
-  for (int i = threadIdx.x; i < D; i += blockDim.x) digits[i] = 0;
-  __syncthreads();
-  const int stride = blockDim.x / D;
-  if (int(threadIdx.x) < stride * D) {
-    const int i = threadIdx.x % D;
+  // The last block: S lanes per digit; lane j of digit i adds digit i of blocks j, j + S, ...
+  constexpr int S = lanes_per_digit<D>;
+  constexpr int whole_warps = (S * D + blocks::warp_size - 1) / blocks::warp_size * blocks::warp_size;
+  if (int(threadIdx.x) < whole_warps) {  // the shuffles below need whole warps; lanes past digit D - 1 add nothing
+    const int i = threadIdx.x / S, j = threadIdx.x % S;
+    constexpr int in_flight = 8;
     long long sum = 0;
-    for (unsigned b = threadIdx.x / D; b < gridDim.x; b += stride) sum += __ldcg(partials + std::int64_t(b) * (D + 1) + i);
-    atomicAdd(reinterpret_cast<unsigned long long*>(digits + i), static_cast<unsigned long long>(sum));
+    for (unsigned b0 = j; i < D && b0 < gridDim.x; b0 += S * in_flight) {
+      long long loaded[in_flight];
+#pragma unroll
+      for (int u = 0; u < in_flight; ++u) {
+        const unsigned b = b0 + u * S;
+        loaded[u] = b < gridDim.x ? __ldcg(partials + std::int64_t(b) * (D + 1) + i) : 0;
+      }
+#pragma unroll
+      for (int u = 0; u < in_flight; ++u) sum += loaded[u];
+    }
+    // S consecutive lanes of one warp hold digit i; every lane of those warps takes part.
+#pragma unroll
+    for (int delta = S / 2; delta > 0; delta /= 2) sum += __shfl_xor_sync(blocks::full_warp_mask, sum, delta);
+    if (i < D && j == 0) digits[i] = sum;
   }
   unsigned grid_flags = 0;
   for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)

@@ -164,6 +164,26 @@ TYPED_TEST(ExactSumEdges, SubnormalsAddExactly) {
   expect_both_modes<T>(v, 4096 * tiny, "4099 - 3 smallest subnormals");
 }
 
+// A warp's folds hold 120 (float) or 160 (double) bits below its largest element, and a lane
+// whose elements all lie in them skips the check for bits below the lowest fold. Around that
+// boundary: 2^40 and -2^40 in other lanes set the window, and a small element with its lowest
+// bit set, at every exponent across the boundary, must come back whole.
+TYPED_TEST(ExactSumEdges, BitsBelowTheLowestFoldAreKept) {
+  using T = TypeParam;
+  constexpr int p = std::numeric_limits<T>::digits;
+  const std::int64_t n = 4096;  // the body of vectors that the folds read, not single elements
+  for (int e = std::numeric_limits<T>::min_exponent; e <= -20; ++e) {  // small / 2 stays normal
+    const double small = std::ldexp(1.0 + std::ldexp(1.0, 1 - p), e);
+    std::vector<T> x(static_cast<std::size_t>(n), T(0));
+    x[0] = T(std::ldexp(1.0, 40));
+    x[5] = T(small);
+    x[9] = T(-std::ldexp(1.0, 40));
+    x[13] = T(-small / 2);  // and one below it, in another lane of the same warp
+    const device_array<T> d = upload(x);
+    EXPECT_TRUE(same_bits(warpfold::sum_exact(d.data(), n), T(small / 2))) << "exponent " << e;
+  }
+}
+
 TEST(ExactSumOfOnes, TheTieAbove2To24RoundsToEven) {
   if (!gpu_available()) GTEST_SKIP() << gpu_unavailable_reason();
   const std::int64_t n = (std::int64_t{1} << 24) + 1;  // 16777217: halfway between two floats
