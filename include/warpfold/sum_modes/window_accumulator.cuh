@@ -177,12 +177,11 @@ class fold_accumulator {
 #pragma unroll
     for (int f = 0; f < folds; ++f) {
       const int e = binade(f);
-      const double held = sums_[f] - 1.5 * scalbn(1.0, e);  // exact: same binade
-      terms[2 * f] = warp_sum(static_cast<long long>(scalbn(held, 52 - e)));  // integers below 2^51 each
+      terms[2 * f] = warp_sum(steps_from_middle(sums_[f]));  // below 2^51 each
       exponents[2 * f] = e - 52;
-      terms[2 * f + 1] = warp_sum(static_cast<long long>(carries_[f]));
+      terms[2 * f + 1] = warp_sum(carries_[f]);
       exponents[2 * f + 1] = e - 2;
-      sums_[f] = 1.5 * scalbn(1.0, e);
+      sums_[f] = middle_of_binade(e);
       carries_[f] = 0;
     }
     warp_add_scaled<Lowest>(digits, terms, exponents);
@@ -223,7 +222,7 @@ class fold_accumulator {
                            : element_bits<E>::magnitude_of_power(whole_exponent) - 1u;
 #pragma unroll
     for (int f = 0; f < folds; ++f) {
-      sums_[f] = 1.5 * scalbn(1.0, binade(f));
+      sums_[f] = middle_of_binade(binade(f));
       carries_[f] = 0;
     }
   }
@@ -248,21 +247,31 @@ class fold_accumulator {
     if (rest != 0) add_double<Lowest>(digits, rest);
   }
 
-  // Moves whole quarters of each fold's binade to its carry count, leaving S within 1/8 of
-  // the binade of 1.5 * 2^binade.
+  // S stays within a quarter of its binade [2^e, 2^(e+1)) of the middle, 1.5 * 2^e, so its
+  // exponent field is e's and its 52 stored bits alone say where it is: S - 1.5 * 2^e is
+  // (stored bits - 2^51) steps of 2^(e - 52). Integer operations on the bits, where scalbn
+  // with an exponent known only at run time took chains of multiplications.
+  WARPFOLD_DEVICE static double middle_of_binade(int e) {  // 1.5 * 2^e, -1022 <= e <= 1023
+    return __longlong_as_double((static_cast<long long>(e + 1023) << 52) | (1ll << 51));
+  }
+  WARPFOLD_DEVICE static long long steps_from_middle(double s) {
+    return (__double_as_longlong(s) & ((1ll << 52) - 1)) - (1ll << 51);
+  }
+
+  // Moves whole quarters of each fold's binade (2^50 steps) to its carry count, leaving S
+  // within 1/8 of the binade of the middle.
   WARPFOLD_DEVICE void renormalize() {
 #pragma unroll
     for (int f = 0; f < folds; ++f) {
-      const int e = binade(f);
-      const double quarters = rint(scalbn(sums_[f] - 1.5 * scalbn(1.0, e), 2 - e));
-      sums_[f] -= scalbn(quarters, e - 2);
+      const long long quarters = (steps_from_middle(sums_[f]) + (1ll << 49)) >> 50;  // the nearest, ties up
+      sums_[f] = __longlong_as_double(__double_as_longlong(sums_[f]) - (quarters << 50));
       carries_[f] += quarters;
     }
     added_ = 0;
   }
 
   double sums_[folds] = {};
-  double carries_[folds] = {};
+  long long carries_[folds] = {};
   int top_ = no_window;
   unsigned limit_ = 0;  // magnitude bits of 2^top_: elements at or above it need a new window
   // Magnitude bits, less one, from which the folds hold every bit of an element (0: all).
