@@ -140,12 +140,11 @@ WARPFOLD_DEVICE void store_exact(exact_digit_words* out, long long* digits, unsi
 // S lanes. All loads in flight at once and no atomics: with a shared-memory atomic per thread,
 // 39 threads per digit took turns on each digit (f32), 2-3 us of the kernel's tail.
 template <int Digits>
-inline constexpr int lanes_per_digit = Digits * 32 <= exact_block_size   ? 32
-                                       : Digits * 16 <= exact_block_size ? 16
-                                       : Digits * 8 <= exact_block_size  ? 8
-                                       : Digits * 4 <= exact_block_size  ? 4
-                                       : Digits * 2 <= exact_block_size  ? 2
-                                                                         : 1;
+inline constexpr int lanes_per_digit = [] {
+  int lanes = blocks::warp_size;
+  while (lanes > 1 && Digits * lanes > exact_block_size) lanes /= 2;
+  return lanes;
+}();
 
 // Launched with exact_block_size threads per block. Out is float (half, bfloat16, float),
 // double, or exact_digit_words (the digits themselves). Scratch, when the grid has more than one block: (digits + 1) words per block.
