@@ -211,8 +211,7 @@ __global__ void __launch_bounds__(exact_block_size, 2)
       for (int u = 0; u < in_flight; ++u) sum += loaded[u];
     }
     // S consecutive lanes of one warp hold digit i; every lane of those warps takes part.
-#pragma unroll
-    for (int delta = S / 2; delta > 0; delta /= 2) sum += __shfl_xor_sync(blocks::full_warp_mask, sum, delta);
+    sum = blocks::group_reduce(sum, op::sum{}, S);
     if (i < D && j == 0) digits[i] = sum;
   }
   unsigned grid_flags = 0;

@@ -131,7 +131,7 @@ class fold_accumulator {
     unsigned warp_largest = __reduce_max_sync(blocks::full_warp_mask, largest);
     const unsigned warp_smallest_less_one = __reduce_min_sync(blocks::full_warp_mask, smallest_less_one);
     if (largest != 0) flags |= saw_other_than_minus_zero;
-    bool held_whole = smallest_less_one >= held_whole_from_;
+    bool held_whole = smallest_less_one >= held_by_from_[folds - 1];
     if (warp_largest >= limit_) {  // rare: a special value, an element above the window, or no window yet
       held_whole = false;  // the window or the elements changed: check every element below
       if (warp_largest >= element_bits<E>::non_finite) {
@@ -217,7 +217,7 @@ class fold_accumulator {
     top_ = top;
     limit_ = element_bits<E>::magnitude_of_power(top);
     // From which magnitudes all the folds, and the first 1, 2, ... of them, hold an element whole.
-    held_whole_from_ = held_by_first_from(folds, top);
+    held_by_from_[folds - 1] = held_by_first_from(folds, top);
 #pragma unroll
     for (int used = 1; used < folds; ++used) held_by_from_[used - 1] = held_by_first_from(used, top);
 #pragma unroll
@@ -306,10 +306,9 @@ class fold_accumulator {
   long long carries_[folds] = {};
   int top_ = no_window;
   unsigned limit_ = 0;  // magnitude bits of 2^top_: elements at or above it need a new window
-  // Magnitude bits, less one, from which the folds hold every bit of an element (0: all),
-  // and from which the first 1, 2, ... folds do.
-  unsigned held_whole_from_ = 0;
-  unsigned held_by_from_[folds - 1] = {};
+  // Magnitude bits, less one, from which the first 1, 2, ..., folds folds hold every bit of
+  // an element (0: every element).
+  unsigned held_by_from_[folds] = {};
   int added_ = 0;
 };
 
