@@ -11,10 +11,15 @@
 // Work item (b, tile, split): when B x tiles is too small to fill the GPU (a 16.7 M x 4 array
 // has one tile), the rows are also split into `splits` pieces, each leaving one partial
 // per column; the last block of the tile to arrive combines them in split order.
+//
+// Merged columns: an output may also be `merge` neighbouring columns (launch.cuh:
+// merged_columns_for, short runs that lie side by side in memory read as one slab). Tiles then
+// start on whole outputs, and each output folds its columns, in order, from shared memory.
 #pragma once
 
 #include <cstdint>
 
+#include "warpfold/accumulator.hpp"
 #include "warpfold/axis/column_combine.cuh"
 #include "warpfold/axis/output.cuh"
 #include "warpfold/axis/plan.hpp"
@@ -22,6 +27,7 @@
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/finish.cuh"
 #include "warpfold/blocks/load.cuh"
+#include "warpfold/blocks/shared_memory.cuh"
 #include "warpfold/blocks/vector_fold.cuh"
 #include "warpfold/blocks/warp_reduce.cuh"
 
@@ -38,8 +44,11 @@ struct columns_shape {
   std::int64_t items;      // per row: columns / vector size (rounded up when shifted), or columns
   std::int64_t end;        // shifted: one past the view's last element, as an offset from `in`
   int tile_items;          // tx, a power of two up to columns_block
-  std::int64_t tiles;      // per b: ceil(items / tx)
+  std::int64_t tiles;      // per b: ceil(items / tile_stride)
   std::int64_t splits;     // row pieces per tile
+  std::int64_t merge;      // columns per output: 1, or a merged plan's run length
+  int tile_stride;         // items from one tile's start to the next: tile_items, or fewer
+                           // when merging, so that every tile holds whole outputs
 };
 
 // Writes a thread's `count` outputs. When they fill 16 bytes (four float sums of a float
@@ -78,8 +87,48 @@ WARPFOLD_DEVICE void fold_shifted_row(Op op, Acc (&acc)[blocks::vector16<T>::siz
   for (int e = 0; e < blocks::vector16<T>::size; ++e) acc[e] = op(acc[e], to_acc(v.items[e], row));
 }
 
+// The store of a merging tile: its column totals (or, split, the last block's combine of the
+// splits' partials) are staged in shared memory, and each output folds its `merge` columns in
+// column order. Tiles start on whole outputs and plan columns are whole outputs, so no output
+// straddles two tiles. Called by the whole block.
+template <typename Acc, typename Op, typename Out, int N>
+WARPFOLD_DEVICE void merge_and_store(const columns_shape& shape, const plan& p, const Acc (&total)[N], bool active,
+                                     std::int64_t w, std::int64_t group, std::int64_t first_column, Out out_b, Op op,
+                                     Acc* partials, const device::scratch_view& scratch) {
+  const int tx = shape.tile_items;
+  const int per_item = shape.vectorized ? N : 1;
+  const std::int64_t tile_columns = std::int64_t(tx) * per_item;  // the partials' layout
+  const std::int64_t held = std::int64_t(shape.tile_stride) * per_item;
+  const std::int64_t valid = p.columns - first_column < held ? p.columns - first_column : held;
+  Acc* staged = blocks::dynamic_shared<Acc>();
+  const int x = threadIdx.x;
+  if (shape.splits == 1) {
+    if (x < tx && active) {
+#pragma unroll
+      for (int e = 0; e < N; ++e)
+        if (e < per_item && x * per_item + e < valid) staged[x * per_item + e] = total[e];
+    }
+  } else {
+    if (x < tx) store_items(partials + w * tile_columns + std::int64_t(x) * per_item, total, per_item, false);
+    if (!blocks::block_arrives_last(scratch.counters + group, static_cast<unsigned int>(shape.splits))) return;
+    combine_splits<columns_block>(partials + group * shape.splits * tile_columns, shape.splits, tile_columns, staged,
+                                  valid, op);
+  }
+  __syncthreads();
+  const std::int64_t first_output = first_column / shape.merge;
+  for (std::int64_t o = x; o * shape.merge < valid; o += blockDim.x) {
+    const Acc* columns = staged + o * shape.merge;
+    Acc folded = columns[0];
+    for (std::int64_t k = 1; k < shape.merge; ++k) folded = op(folded, columns[k]);
+    out_b[(first_output + o) * p.column_out_stride] = folded;
+  }
+  __syncthreads();  // the next work item stages over these, and the partials are read
+  if (shape.splits > 1 && x == 0) blocks::count_group_finished(scratch.finished);
+}
+
 // SeveralRuns (p.runs.count > 1) is a template argument, so that its loop's registers do not
-// push the one-stride loop into spilling.
+// push the one-stride loop into spilling. A merging launch gives the block tile_items x
+// vector size accumulators of dynamic shared memory.
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out, bool SeveralRuns>
 __global__ void __launch_bounds__(columns_block, 2)
     columns_kernel(const T* in, plan p, columns_shape shape, Out out, Op op, ToAcc to_acc, device::scratch_view scratch) {
@@ -98,7 +147,8 @@ __global__ void __launch_bounds__(columns_block, 2)
   for (std::int64_t w = blockIdx.x; w < work; w += gridDim.x) {
     const std::int64_t group = w / shape.splits, split = w % shape.splits;
     const std::int64_t b = group / shape.tiles, tile = group % shape.tiles;
-    const std::int64_t item = tile * tx + x;  // this thread's column item
+    const std::int64_t item = tile * shape.tile_stride + x;  // this thread's column item
+    const bool active = x < shape.tile_stride && item < shape.items;
     const T* column = in + p.kept.offset(b) + item * (shape.vectorized ? per_item : p.inner_stride);
     // The splits interleave: split s takes row blocks s, s + splits, ... of ty rows each, so
     // at any moment the whole grid reads one contiguous stretch of the array, as a full
@@ -109,7 +159,7 @@ __global__ void __launch_bounds__(columns_block, 2)
 #pragma unroll
     for (int e = 0; e < vector_size; ++e) acc[e] = op.template identity<Acc>();
     if constexpr (!SeveralRuns) {
-      if (item < shape.items) {
+      if (active) {
         // One reduced axis (every 2-D case): rows are a fixed stride apart, so addresses step
         // by a pointer increment, with no index arithmetic in the loop.
         const std::int64_t stride = p.runs.count ? p.runs.stride[0] * step : 0;
@@ -150,7 +200,7 @@ __global__ void __launch_bounds__(columns_block, 2)
           for (; j < reduced; j += step, at += stride) acc[0] = op(acc[0], to_acc(*at, j));
         }
       }
-    } else if (item < shape.items) {
+    } else if (active) {
       // Several reduced axes: each row's address from its index (divisions), U rows' loads
       // in flight at a time.
       constexpr int U = rows_in_flight;
@@ -196,7 +246,7 @@ __global__ void __launch_bounds__(columns_block, 2)
 
     // Column item x of this tile holds `per_item` outputs; write them, or leave partials.
     const std::int64_t tile_columns = std::int64_t(tx) * per_item;
-    const std::int64_t first_column = tile * tile_columns;
+    const std::int64_t first_column = tile * shape.tile_stride * per_item;
     Acc total[vector_size];
 #pragma unroll
     for (int e = 0; e < vector_size; ++e) {
@@ -206,7 +256,13 @@ __global__ void __launch_bounds__(columns_block, 2)
     // view's kept axes lie in memory in another order than in the output (a permuted view).
     const Out out_b = out + p.kept_out.offset(b);
     const std::int64_t out_step = p.column_out_stride;
-    if (threadIdx.x < tx && shape.splits == 1 && item < shape.items) {
+    if constexpr (!is_arg_op_v<Op>) {  // argmin/argmax never merge (launch.cuh)
+      if (shape.merge > 1) {
+        merge_and_store(shape, p, total, active, w, group, first_column, out_b, op, partials, scratch);
+        continue;
+      }
+    }
+    if (threadIdx.x < tx && shape.splits == 1 && active) {
       const std::int64_t c = first_column + std::int64_t(x) * per_item;
       // A shifted item may run past the last column.
       const int here = static_cast<int>(p.columns - c < per_item ? p.columns - c : per_item);

@@ -4,6 +4,9 @@
 // - contiguous rows of 1, 2, 4, ... 32 vectors: flat_rows_kernel, the array read flat;
 // - contiguous rows of up to 64 elements that are not whole vectors ([N, 3]):
 //   tiled_rows_kernel, through shared memory;
+// - rows of short runs (under four vectors) that lie side by side in memory, several runs an
+//   output ([B, K, L] over B and L): columns_kernel over the K x L slab, each output folding
+//   its L columns (merged_columns_for);
 // - other rows of up to 2048 vectors and enough of them to fill the GPU: short_rows_kernel,
 //   with groups of lanes per row;
 // - longer rows, too few rows, or outputs of several runs: row_chunks_kernel, blocks per
@@ -23,7 +26,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 
+#include "warpfold/accumulator.hpp"
 #include "warpfold/axis/columns_kernel.cuh"
 #include "warpfold/axis/flat_columns_kernel.cuh"
 #include "warpfold/axis/flat_rows_kernel.cuh"
@@ -326,8 +331,22 @@ bool shifts_columns(const plan& p) {
   return p.inner_stride == 1 && p.columns >= axis_policy::min_shifted_vectors * V;
 }
 
+// A merging tile stages its column totals in shared memory: at most this many bytes of them.
+inline constexpr std::int64_t max_merge_staging_bytes = 32 * 1024;
+
+// The fewest columns that a merging tile must start on a multiple of: whole outputs (`merge`
+// columns) that are also whole items.
+inline std::int64_t merge_period(std::int64_t merge, int per_item) { return std::lcm(merge, std::int64_t(per_item)); }
+
+// The narrowest merging tile, in items: a power of two that holds one period.
+inline int narrowest_merge_tile(std::int64_t merge, int per_item) {
+  return power_of_two_at_least(blocks::ceil_div(merge_period(merge, per_item), std::int64_t(per_item)), columns_block);
+}
+
+// `merge` > 1: a merged plan (merged_columns_for), each output `merge` neighbouring columns.
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
-void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
+void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l,
+                    std::int64_t merge = 1) {
   constexpr int V = blocks::vector16<T>::size;
   columns_shape shape{};
   const bool aligned = rows_vector_aligned(in, p, p.columns);
@@ -338,9 +357,10 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   // One [R, C] matrix (no kept axis outside the columns, one reduced axis right above them).
   const bool one_matrix = p.kept.size() == 1 && p.runs.count == 1 && p.runs.stride[0] == p.columns;
   const int log2_row_vectors = flat_row_log2(aligned, shape.items);
-  if (one_matrix && log2_row_vectors >= 0) return launch_flat_columns<T, Acc>(in, p, log2_row_vectors, out, op, to_acc, l);
+  if (merge == 1 && one_matrix && log2_row_vectors >= 0)
+    return launch_flat_columns<T, Acc>(in, p, log2_row_vectors, out, op, to_acc, l);
   if constexpr (is_plain_output<Out>)
-    shape.vector_store = aligned && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
+    shape.vector_store = merge == 1 && aligned && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
   // Tiles are narrow when there are many rows (32 items: 512 contiguous bytes per row, and
   // more tiles, so fewer row splits and partials) and wide when there are few (16 rows of 4 M
   // floats: 512 items, so each thread still gets min_rows_per_thread rows).
@@ -351,7 +371,20 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   const std::int64_t row_groups = std::max<std::int64_t>(1, p.runs.size() / rows_per_thread);
   const int widest = std::max(blocks::warp_size, power_of_two_at_most(std::max<std::int64_t>(1, columns_block / row_groups)));
   shape.tile_items = power_of_two_at_least(shape.items, widest);
-  shape.tiles = blocks::ceil_div(shape.items, shape.tile_items);
+  shape.tile_stride = shape.tile_items;
+  shape.merge = merge;
+  const int per_item = shape.vectorized ? V : 1;
+  std::size_t staging_bytes = 0;
+  if (merge > 1) {
+    // Tiles wide enough for one period, narrow enough to stage, and starting on whole periods.
+    // (merged_columns_for saw that the narrowest fits.)
+    const std::int64_t period = merge_period(merge, per_item);
+    const int most = power_of_two_at_most(max_merge_staging_bytes / std::int64_t(sizeof(Acc)) / per_item);
+    shape.tile_items = std::min(std::max(shape.tile_items, narrowest_merge_tile(merge, per_item)), most);
+    shape.tile_stride = static_cast<int>(std::int64_t(shape.tile_items) * per_item / period * period / per_item);
+    staging_bytes = std::size_t(shape.tile_items) * per_item * sizeof(Acc);
+  }
+  shape.tiles = blocks::ceil_div(shape.items, std::int64_t(shape.tile_stride));
   shape.splits = 1;
 
   auto kernel = p.runs.count > 1 ? columns_kernel<T, Acc, Op, ToAcc, Out, true>
@@ -370,8 +403,8 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   // partials per (tile, split).
   const device::scratch_request scratch = shape.splits > 1
       ? device::scratch_request{groups, groups, work * tile_columns * std::int64_t(sizeof(Acc))} : device::scratch_request{};
-  l.launch_with_scratch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), columns_block, 0, scratch, in, p, shape, out, op,
-                        to_acc);
+  l.launch_shaped_with_scratch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), columns_block, 0, staging_bytes, scratch,
+                               in, p, shape, out, op, to_acc);
 }
 
 // A columns plan that leaves a block little work per kept index (753x300x26x3 over the 26:
@@ -384,6 +417,59 @@ bool small_column_tiles(const plan& p) {
   constexpr int V = blocks::vector16<T>::size;
   const std::int64_t items = p.columns % V == 0 ? p.columns / V : p.columns;
   return p.kept.size() > 1 && items * p.runs.size() < axis_policy::min_column_tile_items;
+}
+
+// A rows plan whose runs are short and lie side by side in memory: each output reduces runs
+// of L elements, fewer than four 16-byte vectors, and the kept axis just above the run in
+// memory (stride L, extent K) puts the runs of K neighbouring outputs back to back, in slabs
+// of K x L elements that the reduced axes step over. The rows kernels read a run as one unit
+// (a lane, or a few lanes: its elements, or one or two 16-byte blocks) and walk each output's
+// runs one by one: a warp's loads move a few bytes each (f32 1409x3939x5 over {0, 2} ran at
+// 23% of the read ceiling, H100, 2026-11-24). As a columns plan over the slab, every load is
+// a 16-byte vector of neighbouring columns, warps stream whole slabs down the reduced axes,
+// and each output folds its L columns at the store (columns_kernel: merge_and_store).
+// Not for argmin/argmax, whose indices count each run's elements after the run. Fills
+// `merged` and returns L, or returns 0 when the plan is not such a case.
+template <typename T, typename Acc>
+std::int64_t merged_columns_for(const plan& p, plan& merged) {
+  constexpr int V = blocks::vector16<T>::size;
+  const std::int64_t length = p.run_length;
+  if (p.kind != plan_kind::rows || p.inner_stride != 1 || p.runs.count == 0 || length < 2 || length >= 4 * V) return 0;
+  // The narrowest tile's staged totals must fit (merged columns are read as vectors, or
+  // singly, which needs less).
+  if (std::int64_t(narrowest_merge_tile(length, V)) * V * std::int64_t(sizeof(Acc)) > max_merge_staging_bytes) return 0;
+  int slab = -1;
+  for (int i = 0; i < p.kept.count; ++i)
+    if (p.kept.stride[i] == length) slab = i;
+  if (slab < 0) return 0;
+  // Each kept index's slab must give every thread of a column block an item to read: bf16
+  // [20903, 3, 79, 2] over {1, 3} has slabs of 158 columns by 3 rows (60 items), and took 3x
+  // as long merged (H100, 2026-11-24).
+  const std::int64_t columns = p.kept.extent[slab] * length;
+  const std::int64_t items = columns >= axis_policy::min_shifted_vectors * V ? blocks::ceil_div(columns, std::int64_t{V}) : columns;
+  if (items * p.runs.size() < columns_block) return 0;
+  merged = p;
+  merged.kind = plan_kind::columns;
+  merged.kept = {};
+  merged.kept_out = {};
+  merged.kept_all = {};
+  // The rows plan's outputs are row-major over its kept axes.
+  std::int64_t out_stride = 1;
+  std::int64_t out_strides[strided_dims::max_dims] = {};
+  for (int i = p.kept.count - 1; i >= 0; --i) {
+    out_strides[i] = out_stride;
+    out_stride *= p.kept.extent[i];
+  }
+  for (int i = 0; i < p.kept.count; ++i) {
+    if (i == slab) continue;
+    merged.kept.push(p.kept.extent[i], p.kept.stride[i]);
+    merged.kept_out.push(p.kept.extent[i], out_strides[i]);
+  }
+  merged.columns = columns;
+  merged.column_out_stride = out_strides[slab];
+  merged.run_length = 0;
+  merged.inner_stride = 1;
+  return length;
 }
 
 inline plan as_single_element_rows(const plan& columns) {
@@ -408,6 +494,11 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
       device::launch_reduce<device::reduce_policy, T, Acc>(in, p.reduced, op, to_acc, store_first<Out>{out}, l);
       return;
     case plan_kind::rows: {
+      if constexpr (!is_arg_op_v<Op>) {
+        plan merged;
+        if (const std::int64_t merge = merged_columns_for<T, Acc>(p, merged))
+          return launch_columns<T, Acc>(in, merged, out, op, to_acc, l, merge);
+      }
       const short_rows_shape rows = short_rows_shape_for(in, p);
       const bool many_rows = p.outputs >= std::int64_t(l.facts().sm_count) * axis_policy::rows_per_sm_for_groups;
       const bool contiguous = rows.regular && rows.row_stride == rows.row_length;

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <utility>
 
 #include "warpfold/blocks/dependent_launch.cuh"
@@ -37,10 +38,18 @@ class launcher {
   template <typename... Params, typename... Args>
   void launch_with_scratch(void (*kernel)(Params...), unsigned grid, int block, unsigned cluster_blocks,
                            const scratch_request& request, Args&&... args) {
+    launch_shaped_with_scratch(kernel, grid, block, cluster_blocks, 0, request, std::forward<Args>(args)...);
+  }
+  // The same, with `dynamic_shared_bytes` for the kernel's extern __shared__ array (at most
+  // 48 KB: blocks/dependent_launch.cuh).
+  template <typename... Params, typename... Args>
+  void launch_shaped_with_scratch(void (*kernel)(Params...), unsigned grid, int block, unsigned cluster_blocks,
+                                  std::size_t dynamic_shared_bytes, const scratch_request& request, Args&&... args) {
     requested_ = request;
     if (dry_) return;
     scratch_lease scratch = scratch_for(request, device(), stream_, caller_scratch_);
-    blocks::launch_dependent_clustered(kernel, grid, block, cluster_blocks, stream_, std::forward<Args>(args)..., scratch.view());
+    blocks::launch_dependent_shaped(kernel, grid, block, cluster_blocks, dynamic_shared_bytes, stream_,
+                                    std::forward<Args>(args)..., scratch.view());
     scratch.launched();
   }
 

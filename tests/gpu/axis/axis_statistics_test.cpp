@@ -246,8 +246,8 @@ TYPED_TEST(AxisStatistics, EveryAxisSetOfSmallShapes) {
 
 // Shapes that send the planner to each of its kernels: flat rows (rows of 1 to 32 aligned
 // vectors), tiled rows (rows of 3), short rows, row chunks split over blocks (few long rows),
-// flat columns, column tiles split along the rows (few wide columns), the full reduction, and
-// batch-norm's {0, 2, 3}.
+// flat columns, column tiles split along the rows (few wide columns), the full reduction,
+// batch-norm's {0, 2, 3}, and short runs side by side (read as merged columns).
 TYPED_TEST(AxisStatistics, ShapesForEveryKernel) {
   owned_stream stream;
   const bool quick = warpfold_test::quick_mode();
@@ -259,7 +259,7 @@ TYPED_TEST(AxisStatistics, ShapesForEveryKernel) {
       {{4099, 8}, {1}},      {{1001, 32}, {1}},       {{517, 3}, {1}},        {{33, 1021}, {1}},
       {{7, 100003}, {1}},    {{3, 5, 20011}, {0, 2}}, {{100003, 7}, {0}},     {{1000, 16}, {0}},
       {{3, 70001}, {0}},     {{64, 4099}, {0}},       {{262147}, {0}},        {{8, 5, 9, 11}, {0, 2, 3}},
-      {{1, 1, 65537}, {2}},  {{129, 1}, {0}},
+      {{1, 1, 65537}, {2}},  {{129, 1}, {0}},         {{41, 37, 5}, {0, 2}},  {{2311, 9, 6}, {0, 2}},
   };
   if (!quick) cases.push_back({{2, 600011}, {1}});
   for (std::size_t i = 0; i < cases.size(); ++i)

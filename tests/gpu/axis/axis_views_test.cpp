@@ -256,6 +256,33 @@ TYPED_TEST(AxisViews, RowsThatAreNotWholeVectors) {
       59, stream.get());
 }
 
+// Short runs side by side: each output reduces runs of fewer than four vectors' worth, and
+// the kept axis just above the run puts neighbouring outputs' runs back to back ([B, K, L]
+// over B and L). These are read as columns of the K x L slab, each output folding its L
+// columns at the store (axis/launch.cuh: merged_columns_for; argmin keeps the rows kernels).
+// Run lengths from 2 to the longest that merges for 2-, 4- and 8-byte elements, slabs that
+// take several column tiles (so that tiles start on whole outputs), enough rows to split
+// the rows over blocks, the slab's axis not last in the output (a permuted view), and two
+// reduced axes outside it. Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, ShortRunsSideBySideAsMergedColumns) {
+  owned_stream stream;
+  const std::int64_t tall = warpfold_test::quick_mode() ? 97 : 2311;
+  expect_views_at_end<TypeParam>(
+      {
+          {{41, 37, 5}, {185, 5, 1}, {0, 2}, 0},                        // f32 1409x3939x5 in small
+          {{tall, 9, 6}, {54, 6, 1}, {0, 2}, 1},                        // one slab, many rows: split
+          {{7, 3000, 5}, {15000, 5, 1}, {0, 2}, 3},                     // several column tiles a slab
+          {{33, 5, 43, 2}, {430, 86, 2, 1}, {0, 3}, 1},                 // runs of 2, kept axes that merge
+          {{9, 50, 27}, {1350, 27, 1}, {0, 2}, 3},                      // runs of 27
+          {{5, 4, 31}, {124, 31, 1}, {0, 2}, 0},                        // runs of 31
+          {{6, 11, 15}, {165, 15, 1}, {0, 2}, 2},                       // runs of 15
+          {{3, 19, 43, 57, 7}, {5719, 7, 133, 17157, 1}, {3, 4}, 0},    // permuted: slab axis 19 not last
+          {{4, 6, 25, 3}, {600, 90, 3, 1}, {0, 1, 3}, 2},               // two reduced axes, the outer sliced
+          {{2, tall, 3, 7, 4}, {tall * 84, 84, 28, 4, 1}, {1, 2, 4}, 1},  // kept 2 outside, runs of 4
+      },
+      67, stream.get());
+}
+
 // Reductions over axes of extent 1 only: copies of the view, converted (a columns plan of one
 // row where a kept axis runs along memory). Contiguous, sliced with gaps, and permuted.
 TYPED_TEST(AxisViews, ReducingOnlyUnitAxesIsACopy) {
