@@ -11,6 +11,8 @@
 //   with groups of lanes per row;
 // - longer rows, too few rows, or outputs of several runs: row_chunks_kernel, blocks per
 //   row, split further when there are fewer rows than resident blocks;
+// - the rows kernels walk a permuted view's kept axes in memory order and write each output
+//   where the output's order puts it (in_memory_order), when outputs read 32 bytes or more;
 // - kept innermost axis, [R, C] with C of 1, 2, 4, ... 32 vectors: flat_columns_kernel;
 // - other kept innermost axes: columns_kernel, split along the rows when there are fewer
 //   column tiles than resident blocks; 16-byte vectors of columns even where rows start
@@ -26,7 +28,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
+#include <vector>
 
 #include "warpfold/accumulator.hpp"
 #include "warpfold/axis/columns_kernel.cuh"
@@ -239,6 +243,7 @@ bool tiled_rows_for(const plan& p, tiled_rows_shape& shape) {
   shape.blocks_of_rows = p.kept.count == 2 ? p.kept.extent[0] : 1;
   shape.outer_stride = p.kept.count == 2 ? p.kept.stride[0] : 0;
   shape.columns = 1;
+  shape.order = p.out_order;
   return tiled_rows_fit<T>(shape);
 }
 
@@ -472,6 +477,42 @@ std::int64_t merged_columns_for(const plan& p, plan& merged) {
   return length;
 }
 
+// A rows plan whose kept axes lie in memory in another order than in the output (a permuted
+// view). The rows kernels walk outputs in the plan's order, so neighbouring groups and blocks
+// would read runs far apart (f32 25x29x41x8x530 over {2}, permuted: 7% of the read ceiling,
+// H100, 2026-11-24). Walked outermost-first in memory instead, neighbours in memory are
+// neighbours in the walk, and axes that continue each other in memory merge (that array is
+// then one [3074000, 41] array of rows); each output is written where the output's order puts
+// it (out_order). A scattered write costs up to a 32-byte sector, so this pays only where
+// each output reads at least that many bytes: f32 3x8x1x926x3x45 over {0}, transposed,
+// reads 12 bytes an output, and took 24 us in output order against 30 in memory order (H100,
+// 2026-11-24). Returns p when the orders agree, or when the walk would not pay.
+template <typename T>
+plan in_memory_order(const plan& p) {
+  constexpr std::int64_t write_sector_bytes = 32;
+  if (p.kind != plan_kind::rows || p.kept.count < 2 || !p.out_order.identity() ||
+      p.outputs > std::numeric_limits<std::int32_t>::max() ||  // output_order counts in 32 bits
+      p.reduced * std::int64_t(sizeof(T)) < write_sector_bytes)
+    return p;
+  std::vector<detail::plan_axis> kept;
+  std::int64_t out_stride = 1;
+  for (int i = p.kept.count - 1; i >= 0; --i) {
+    kept.insert(kept.begin(), {p.kept.extent[i], p.kept.stride[i], false, out_stride});
+    out_stride *= p.kept.extent[i];
+  }
+  if (std::is_sorted(kept.begin(), kept.end(), detail::outer_in_memory)) return p;
+  std::stable_sort(kept.begin(), kept.end(), detail::outer_in_memory);
+  plan walked = p;
+  walked.kept = {};
+  detail::push_all(walked.kept, detail::merge_neighbours(kept));
+  // The same axes merged by their output strides give the map from the walk's index.
+  std::vector<detail::plan_axis> by_output = kept;
+  for (detail::plan_axis& a : by_output) a.stride = a.out_stride;
+  const std::vector<detail::plan_axis> map = detail::merge_neighbours(by_output);
+  if (!(map.size() == 1 && map[0].stride == 1)) detail::push_all(walked.out_order.map, map);
+  return walked;
+}
+
 inline plan as_single_element_rows(const plan& columns) {
   plan rows = columns;
   rows.kind = plan_kind::rows;
@@ -482,6 +523,28 @@ inline plan as_single_element_rows(const plan& columns) {
   rows.inner_stride = 1;
   rows.columns = 0;
   return rows;
+}
+
+// A rows plan's kernel (its kept axes in the order to walk them: in_memory_order).
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+void launch_rows(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
+  const short_rows_shape rows = short_rows_shape_for(in, p);
+  const bool many_rows = p.outputs >= std::int64_t(l.facts().sm_count) * axis_policy::rows_per_sm_for_groups;
+  const bool contiguous = rows.regular && rows.row_stride == rows.row_length;
+  const int log2_row_vectors = flat_row_log2(rows.vectorized, rows.items);
+  // A group's work: every item of every run of its output.
+  const std::int64_t output_items = p.runs.size() * rows.items;
+  tiled_rows_shape tiled{};
+  // The flat kernel writes outputs in order (16-byte stores of several); permuted ones go on.
+  if (contiguous && log2_row_vectors >= 0 && p.out_order.identity())
+    launch_flat_rows<T, Acc>(in, rows, log2_row_vectors, out, op, to_acc, l);
+  else if (log2_row_vectors < 0 && tiled_rows_for<T>(p, tiled))
+    launch_tiled_rows<T, Acc>(in, tiled, out, op, to_acc, l);
+  else if (output_items <= axis_policy::always_group_row_items ||
+           (output_items <= axis_policy::max_group_row_items && many_rows))
+    launch_short_rows<T, Acc>(in, p, rows, out, op, to_acc, l);
+  else
+    launch_row_chunks<T, Acc>(in, p, out, op, to_acc, l);
 }
 
 // Enqueues the whole reduction of plan p: one kernel, or none when there is no output.
@@ -499,23 +562,7 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
         if (const std::int64_t merge = merged_columns_for<T, Acc>(p, merged))
           return launch_columns<T, Acc>(in, merged, out, op, to_acc, l, merge);
       }
-      const short_rows_shape rows = short_rows_shape_for(in, p);
-      const bool many_rows = p.outputs >= std::int64_t(l.facts().sm_count) * axis_policy::rows_per_sm_for_groups;
-      const bool contiguous = rows.regular && rows.row_stride == rows.row_length;
-      const int log2_row_vectors = flat_row_log2(rows.vectorized, rows.items);
-      // A group's work: every item of every run of its output.
-      const std::int64_t output_items = p.runs.size() * rows.items;
-      tiled_rows_shape tiled{};
-      if (contiguous && log2_row_vectors >= 0)
-        launch_flat_rows<T, Acc>(in, rows, log2_row_vectors, out, op, to_acc, l);
-      else if (log2_row_vectors < 0 && tiled_rows_for<T>(p, tiled))
-        launch_tiled_rows<T, Acc>(in, tiled, out, op, to_acc, l);
-      else if (output_items <= axis_policy::always_group_row_items ||
-               (output_items <= axis_policy::max_group_row_items && many_rows))
-        launch_short_rows<T, Acc>(in, p, rows, out, op, to_acc, l);
-      else
-        launch_row_chunks<T, Acc>(in, p, out, op, to_acc, l);
-      return;
+      return launch_rows<T, Acc>(in, in_memory_order<T>(p), out, op, to_acc, l);
     }
     case plan_kind::columns: {
       tiled_rows_shape slabs{};

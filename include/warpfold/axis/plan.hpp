@@ -58,6 +58,28 @@ struct strided_dims {
 
 enum class plan_kind { nothing, full, rows, columns };
 
+// Where output o of a rows plan is written: at o, or, when the plan walks its kept axes in
+// memory order rather than the output's (a permuted view: axis/launch.cuh,
+// in_memory_order), at map.offset(o).
+struct output_order {
+  strided_dims map;  // no dimensions: the identity
+  WARPFOLD_HOST_DEVICE bool identity() const { return map.count == 0; }
+  // In 32-bit arithmetic (in_memory_order maps fewer than 2^31 outputs): inlined at every
+  // store, 64-bit divisions took the tiled rows kernel from 32 registers to 64 (half the blocks
+  // per SM), and as a call they made it spill.
+  WARPFOLD_HOST_DEVICE std::int64_t operator()(std::int64_t o) const {
+    if (map.count == 0) return o;
+    auto index = static_cast<std::uint32_t>(o);
+    std::int64_t at = 0;
+    for (int d = map.count - 1; d > 0; --d) {
+      const auto extent = static_cast<std::uint32_t>(map.extent[d]);
+      at += std::int64_t(index % extent) * map.stride[d];
+      index /= extent;
+    }
+    return at + std::int64_t(index) * map.stride[0];
+  }
+};
+
 struct plan {
   plan_kind kind = plan_kind::nothing;
   std::int64_t outputs = 0;    // elements written
@@ -82,6 +104,7 @@ struct plan {
   std::int64_t columns = 0;            // columns
   std::int64_t column_out_stride = 1;  // columns
   std::int64_t inner_stride = 1;       // rows and columns
+  output_order out_order;              // rows: where output o goes (make_plan leaves the identity)
 };
 
 namespace detail {

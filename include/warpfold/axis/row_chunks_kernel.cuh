@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(row_chunks_block, 2)
     acc = blocks::block_reduce(acc, op);
 
     if (chunks == 1) {
-      if (threadIdx.x == 0) out[output] = acc;
+      if (threadIdx.x == 0) out[p.out_order(output)] = acc;
       continue;
     }
     if (threadIdx.x == 0) partials[item] = acc;
@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(row_chunks_block, 2)
     total = blocks::block_reduce(total, op);  // thread 0 has it once every load has returned
     if (threadIdx.x == 0) {
       blocks::count_group_finished(scratch.finished);
-      out[output] = total;
+      out[p.out_order(output)] = total;
     }
   }
 }

@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(short_rows_block, 2)
         acc = fold_runs<load_slots>(in + p.kept.offset(row), p.runs, 0, p.runs.size(), p.run_length,
                                     p.inner_stride, shape.vectorized, lane % G, G, acc, op, to_acc);
       acc = blocks::group_reduce(acc, op, G);
-      if (lane % G == 0 && row < shape.rows) out[row] = acc;
+      if (lane % G == 0 && row < shape.rows) out[p.out_order(row)] = acc;
     }
     return;
   }
@@ -193,7 +193,7 @@ __global__ void __launch_bounds__(short_rows_block, 2)
     for (int u = 0; u < load_slots; ++u) {
       if (u < U) {  // the same for the whole warp
         const Acc total = blocks::group_reduce(acc[u], op, G);
-        if (rank == 0 && has_row(u)) out[first + std::int64_t(u) * groups_per_warp + group] = total;
+        if (rank == 0 && has_row(u)) out[p.out_order(first + std::int64_t(u) * groups_per_warp + group)] = total;
       }
     }
   }

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "warpfold/axis/plan.hpp"
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/load.cuh"
 
@@ -39,6 +40,7 @@ struct tiled_rows_shape {
   // of b, and output (r, c) adds its elements c, c + C, ...): row_length is R x C. 1 for
   // plain rows.
   std::int64_t columns;
+  output_order order;  // plain rows: where output o (row-major over block, row) goes
 };
 
 // The rows per tile for rows of `length` elements `stride` apart.
@@ -92,11 +94,19 @@ __global__ void __launch_bounds__(tiled_rows_block)
     __syncthreads();
 
     if (s.columns == 1) {  // plain rows: no division per output (rows of 2 are most of the work)
-      for (std::int64_t r = threadIdx.x; r < rows; r += tiled_rows_block) {
+      auto fold_row = [&](std::int64_t r) {
         Acc acc = op.template identity<Acc>();
         const T* row = tile + r * s.row_stride;
         for (std::int64_t i = 0; i < s.row_length; ++i) acc = op(acc, to_acc(row[i], i));
-        to[r] = acc;
+        return acc;
+      };
+      // Outputs in order, or through the map (a permuted view): two loops, as a test per
+      // store made copies (rows of one element) 1.5x slower.
+      if (s.order.identity()) {
+        for (std::int64_t r = threadIdx.x; r < rows; r += tiled_rows_block) to[r] = fold_row(r);
+      } else {
+        for (std::int64_t r = threadIdx.x; r < rows; r += tiled_rows_block)
+          out[s.order(outer * s.rows + first_row + r)] = fold_row(r);
       }
     } else {
       const int columns = static_cast<int>(s.columns);  // at most max_tiled_row

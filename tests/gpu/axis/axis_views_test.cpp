@@ -283,6 +283,26 @@ TYPED_TEST(AxisViews, ShortRunsSideBySideAsMergedColumns) {
       67, stream.get());
 }
 
+// Kept axes whose order in memory is not their order in the output (permuted views): the rows
+// kernels walk them in memory order and write each output where the output's order puts it
+// (axis/launch.cuh: in_memory_order). Views that send the walk to each rows kernel: rows of
+// 41 through shared memory (a smaller f32 25x29x41x8x530 over {2}), rows of 16 read flat,
+// rows of 300 by groups of lanes, a few rows of 20000 by blocks; a broadcast kept axis inside
+// another; several runs an output. Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, PermutedKeptAxesAreWalkedInMemoryOrder) {
+  owned_stream stream;
+  expect_views_at_end<TypeParam>(
+      {
+          {{5, 7, 41, 3, 11}, {9471, 451, 1, 3157, 41}, {2}, 0},      // parent [5, 3, 7, 11, 41]
+          {{5, 7, 16, 3, 11}, {3696, 176, 1, 1232, 16}, {2}, 0},      // parent [5, 3, 7, 11, 16]
+          {{3, 5, 300, 7, 45}, {472500, 13500, 1, 67500, 300}, {2}, 2},  // parent [3, 7, 5, 45, 300]
+          {{2, 3, 20000, 5}, {60000, 20000, 1, 120000}, {2}, 1},       // parent [5, 2, 3, 20000]
+          {{4, 3, 37}, {37, 0, 1}, {2}, 0},                            // a broadcast axis inside
+          {{6, 9, 2, 13, 5}, {5, 390, 3510, 30, 1}, {2, 4}, 1},         // parent [2, 9, 13, 6, 5]: two runs of 5
+      },
+      71, stream.get());
+}
+
 // Reductions over axes of extent 1 only: copies of the view, converted (a columns plan of one
 // row where a kept axis runs along memory). Contiguous, sliced with gaps, and permuted.
 TYPED_TEST(AxisViews, ReducingOnlyUnitAxesIsACopy) {
