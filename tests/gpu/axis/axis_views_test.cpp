@@ -285,10 +285,11 @@ TYPED_TEST(AxisViews, ShortRunsSideBySideAsMergedColumns) {
 
 // Kept axes whose order in memory is not their order in the output (permuted views): the rows
 // kernels walk them in memory order and write each output where the output's order puts it
-// (axis/launch.cuh: in_memory_order). Views that send the walk to each rows kernel: rows of
-// 41 through shared memory (a smaller f32 25x29x41x8x530 over {2}), rows of 16 read flat,
-// rows of 300 by groups of lanes, a few rows of 20000 by blocks; a broadcast kept axis inside
-// another; several runs an output. Each view ends at its allocation's end, as above.
+// (axis/launch.cuh: in_memory_order, for outputs that read 32 bytes or more). Views that send
+// the walk to each rows kernel: rows of 41 through shared memory (a smaller f32
+// 25x29x41x8x530 over {2}), rows of 16 (whole vectors, which the flat kernel takes only in
+// output order), rows of 300 by groups of lanes, a few rows of 20000 by blocks; a broadcast
+// kept axis inside another; several runs an output. Each view ends at its allocation's end.
 TYPED_TEST(AxisViews, PermutedKeptAxesAreWalkedInMemoryOrder) {
   owned_stream stream;
   expect_views_at_end<TypeParam>(
