@@ -424,6 +424,15 @@ bool small_column_tiles(const plan& p) {
   return p.kept.size() > 1 && items * p.runs.size() < axis_policy::min_column_tile_items;
 }
 
+// Each kept axis's stride in a rows plan's output, which is row-major over its kept axes.
+inline void row_major_out_strides(const strided_dims& kept, std::int64_t (&out_strides)[strided_dims::max_dims]) {
+  std::int64_t step = 1;
+  for (int i = kept.count - 1; i >= 0; --i) {
+    out_strides[i] = step;
+    step *= kept.extent[i];
+  }
+}
+
 // A rows plan whose runs are short and lie side by side in memory: each output reduces runs
 // of L elements, fewer than four 16-byte vectors, and the kept axis just above the run in
 // memory (stride L, extent K) puts the runs of K neighbouring outputs back to back, in slabs
@@ -458,13 +467,8 @@ std::int64_t merged_columns_for(const plan& p, plan& merged) {
   merged.kept = {};
   merged.kept_out = {};
   merged.kept_all = {};
-  // The rows plan's outputs are row-major over its kept axes.
-  std::int64_t out_stride = 1;
   std::int64_t out_strides[strided_dims::max_dims] = {};
-  for (int i = p.kept.count - 1; i >= 0; --i) {
-    out_strides[i] = out_stride;
-    out_stride *= p.kept.extent[i];
-  }
+  row_major_out_strides(p.kept, out_strides);
   for (int i = 0; i < p.kept.count; ++i) {
     if (i == slab) continue;
     merged.kept.push(p.kept.extent[i], p.kept.stride[i]);
@@ -494,12 +498,10 @@ plan in_memory_order(const plan& p) {
       p.outputs > std::numeric_limits<std::int32_t>::max() ||  // output_order counts in 32 bits
       p.reduced * std::int64_t(sizeof(T)) < write_sector_bytes)
     return p;
+  std::int64_t out_strides[strided_dims::max_dims] = {};
+  row_major_out_strides(p.kept, out_strides);
   std::vector<detail::plan_axis> kept;
-  std::int64_t out_stride = 1;
-  for (int i = p.kept.count - 1; i >= 0; --i) {
-    kept.insert(kept.begin(), {p.kept.extent[i], p.kept.stride[i], false, out_stride});
-    out_stride *= p.kept.extent[i];
-  }
+  for (int i = 0; i < p.kept.count; ++i) kept.push_back({p.kept.extent[i], p.kept.stride[i], false, out_strides[i]});
   if (std::is_sorted(kept.begin(), kept.end(), detail::outer_in_memory)) return p;
   std::stable_sort(kept.begin(), kept.end(), detail::outer_in_memory);
   plan walked = p;
