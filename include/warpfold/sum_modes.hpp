@@ -68,9 +68,9 @@ float_sum_t<T> sum_exact_to_host(const T* d_in, std::int64_t n, cudaStream_t str
 template <typename T>
 std::size_t sum_reproducible_scratch_bytes(std::int64_t n) {
   detail::check_float_sum<T>();
-  const std::int64_t groups = sum_modes::reproducible_groups<T>(n);
-  if (n <= 0 || groups <= 2) return 0;  // one block, sums in shared memory
-  return device::scratch_bytes_for({1, 0, groups * std::int64_t(sizeof(float_sum_t<T>))});
+  const std::int64_t partials = sum_modes::reproducible_partials<T>(n);
+  if (n <= 0 || partials == 0) return 0;  // one block, sums in shared memory
+  return device::scratch_bytes_for({1, 0, partials * std::int64_t(sizeof(float_sum_t<T>))});
 }
 template <typename T>
 std::size_t sum_exact_scratch_bytes(std::int64_t n);  // sum_modes.cuh (it knows the superaccumulator's size)

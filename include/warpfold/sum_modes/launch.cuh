@@ -18,25 +18,46 @@
 
 namespace warpfold::sum_modes {
 
-// Reproducible: one block of 1024 threads per group of 32 chunks, up to one resident wave,
-// and as many groups for each block as can be: 512 groups on 264 resident blocks would leave
-// the second round 94% full, so 256 blocks take exactly two each.
+// Reproducible, by the number of chunks m (reproducible_order.hpp). The shapes mirror the
+// default sum's (device/dispatch.cuh): a warp's chunk of up to 4 rows is 2 KB, a half-group
+// block's 16 chunks 32 KB, as a 512-thread block reads in one round of loads.
+// - m <= 32 (one group, up to 64 KB): one block of 32 warps, no scratch.
+// - up to 16 half groups (512 KB), where the GPU runs such clusters: one cluster of half-group
+//   blocks, whose partials meet in block 0's shared memory.
+// - m <= reproducible_half_group_max_chunks (8 MB of f32): a half-group block per half group.
+// - beyond: blocks of 32 warps, one resident wave, as many groups each as can be (512 groups
+//   on 264 resident blocks would leave the second round 94% full, so 256 blocks take two each).
 template <typename T, typename Out>
 void launch_reproducible(const T* in, std::int64_t n, Out* out, device::launcher& l) {
   const bool aligned = blocks::is_vector_aligned(in);
-  auto kernel = aligned ? reproducible_sum_kernel<T, Out, true> : reproducible_sum_kernel<T, Out, false>;
+  const std::int64_t chunks = reproducible_chunks<T>(n);
   const std::int64_t groups = reproducible_groups<T>(n);
-  const int block = reproducible_combine_lanes;
+  const int forced = testing::forced_sum_grid();
+  auto scratch_for = [](std::int64_t grid, std::int64_t partials) {
+    return grid > 1 ? device::scratch_request{1, 0, partials * std::int64_t(sizeof(Out))} : device::scratch_request{};
+  };
+  if (chunks > reproducible_group_chunks && chunks <= reproducible_half_group_max_chunks) {
+    constexpr int block = reproducible_half_group_block;
+    auto kernel = aligned ? reproducible_sum_kernel<T, Out, true, block> : reproducible_sum_kernel<T, Out, false, block>;
+    const std::int64_t units = groups * units_per_group<block>;
+    if (forced == 0 && units <= blocks::largest_cluster(kernel, block, blocks::max_cluster_blocks, l.device())) {
+      l.launch_with_scratch(kernel, static_cast<unsigned>(units), block, static_cast<unsigned>(units), device::scratch_request{},
+                            in, n, out);
+      return;
+    }
+    const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, block, l.device());
+    const std::int64_t grid = forced > 0 ? forced : std::min(units, wave);
+    l.launch_with_scratch(kernel, static_cast<unsigned>(grid), block, 0u, scratch_for(grid, units), in, n, out);
+    return;
+  }
+  constexpr int block = reproducible_group_block;
+  auto kernel = aligned ? reproducible_sum_kernel<T, Out, true, block> : reproducible_sum_kernel<T, Out, false, block>;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, block, l.device());
-  // Up to two groups (128 KB of f32), one block does it all: no scratch, no fence, no ticket.
-  std::int64_t grid = groups <= 2 ? 1 : std::max<std::int64_t>(1, std::min(groups, wave));
+  std::int64_t grid = groups <= 1 ? 1 : std::max<std::int64_t>(1, std::min(groups, wave));
   const std::int64_t rounds = std::max<std::int64_t>(1, blocks::ceil_div(groups, grid));
   grid = std::max<std::int64_t>(1, blocks::ceil_div(groups, rounds));
-  if (testing::forced_sum_grid() > 0) grid = testing::forced_sum_grid();
-  const bool needs_scratch = grid > 1 || groups > reproducible_combine_lanes;
-  const device::scratch_request request =
-      needs_scratch ? device::scratch_request{1, 0, groups * std::int64_t(sizeof(Out))} : device::scratch_request{};
-  l.launch_with_scratch(kernel, static_cast<unsigned>(grid), block, 0u, request, in, n, out);
+  if (forced > 0) grid = forced;
+  l.launch_with_scratch(kernel, static_cast<unsigned>(grid), block, 0u, scratch_for(grid, groups), in, n, out);
 }
 
 // Exact: one block up to 64 KB of input (as the default sum), else enough 512-thread blocks

@@ -1,12 +1,17 @@
-// The reproducible sum: the order of reproducible_order.hpp, one launch. Blocks take groups
-// of 32 chunks (any block may take any group: a group's sum does not depend on who computes
-// it), one warp per chunk, write the group sums to scratch, and the last block to arrive
-// combines them in the fixed order with its 1024 threads, one per combine lane. A grid of one
-// block keeps the group sums in shared memory and needs no scratch.
+// The reproducible sum: the order of reproducible_order.hpp, one launch. Each warp sums whole
+// chunks, and each block folds its warps' chunk sums into one partial result: a group's sum,
+// or half of one (a chunk's or a group's sum does not depend on who computes it). One block
+// then combines the partials in the fixed order. Three shapes (sum_modes/launch.cuh picks):
+// - one block, its partials in its own shared memory: no scratch, no fence, no ticket;
+// - one thread-block cluster (sm_90 and later), whose blocks write their partials into block
+//   0's shared memory: no scratch, no device-wide fence, no ticket
+//   (blocks/cluster_finish.cuh says what that saves);
+// - any grid: partials in scratch memory, and the last block to arrive combines them.
 #pragma once
 
 #include <cstdint>
 
+#include "warpfold/blocks/cluster_finish.cuh"
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/finish.cuh"
 #include "warpfold/blocks/load.cuh"
@@ -88,37 +93,114 @@ WARPFOLD_DEVICE A reproducible_chunk_sum(const Source& source, std::int64_t n, s
   return butterfly_sum(((acc[0] + acc[1]) + acc[2]) + acc[3]);
 }
 
-// Launched with 1024 threads per block: warp w of a block sums chunk 32g + w of the group g
-// that the block is on, and one thread per combine lane at the end.
-template <typename T, typename A, bool Aligned>
-__global__ void __launch_bounds__(reproducible_combine_lanes, 2)
+// Shapes of the kernel's blocks. A block of 32 warps sums whole groups: its partial result is
+// a group's sum. A block of 16 warps sums half a group, the chunks of one parity: warp w takes
+// chunk 32g + 2w + h of group g, half h. Steps 3 and 4 pair lanes 16, 8, 4 and 2 apart first,
+// which never mixes parities, so the block folds its 16 chunk sums through those four levels
+// (lanes 8, 4, 2 and 1 apart among its own), and the group's sum is its even half plus its odd
+// half, the last level. Half-group blocks put twice as many SMs to work on inputs of a few
+// megabytes, the way the default sum's 512-thread blocks do, and each still leaves one partial
+// result: the block that combines reads at most 1024 (two per group), all in flight at once.
+inline constexpr int reproducible_group_block = reproducible_group_chunks * blocks::warp_size;
+inline constexpr int reproducible_half_group_block = reproducible_group_block / 2;
+// Partials that fit in a block's shared memory (one block, or block 0 of a cluster): two per
+// group at most.
+inline constexpr std::int64_t reproducible_shared_partials = reproducible_combine_lanes;
+
+template <int Block>
+inline constexpr int units_per_group = reproducible_group_block / Block;
+
+// Steps 3 and 4 for the first `width` lanes of a warp: lanes width/2, ..., 1 apart.
+template <int Width, typename A>
+WARPFOLD_DEVICE A butterfly_sum_of_first(A v) {
+#pragma unroll
+  for (int d = Width / 2; d > 0; d /= 2) v = v + __shfl_xor_sync(blocks::full_warp_mask, v, d);
+  return v;
+}
+
+// Step 4's last level and step 5, by a block of Block threads, from the partials that
+// `partial(i)` gives (units_per_group<Block> per group). With at most 512 groups, combine lane
+// j holds +0 + G[j] for j < groups and +0 beyond; thread j plays lane j, and the virtual warps
+// past the block's own hold only +0, whose butterflies give +0: the chain is as short as the
+// default sum's block reduction (one butterfly, one barrier, one butterfly). Returns the
+// result in thread 0.
+template <int Block, typename A, typename Partial>
+WARPFOLD_DEVICE A combine_partials(Partial partial, std::int64_t groups) {
+  constexpr int W = Block / blocks::warp_size;
+  constexpr int H = units_per_group<Block>;
+  static_assert((reproducible_max_chunks + reproducible_group_chunks - 1) / reproducible_group_chunks <= Block,
+                "every group has a thread of the combining block");
+  __shared__ A warp_values[W];
+  const int lane = threadIdx.x % blocks::warp_size, warp = threadIdx.x / blocks::warp_size;
+  const std::int64_t g = threadIdx.x;
+  A acc = A(0);
+  if (g < groups) {
+    if constexpr (H == 1) {
+      acc = acc + partial(g);
+    } else {
+      const A even = partial(2 * g), odd = partial(2 * g + 1);
+      acc = acc + (even + odd);
+    }
+  }
+  acc = butterfly_sum(acc);
+  if (lane == 0) warp_values[warp] = acc;
+  __syncthreads();
+  return threadIdx.x < blocks::warp_size ? butterfly_sum(lane < W ? warp_values[lane] : A(0)) : A(0);
+}
+
+// Blocks of Block threads (reproducible_group_block or reproducible_half_group_block). Block b
+// takes units b, b + grid, ...: unit u is group u / H, half u % H (H = units_per_group), and
+// leaves one partial result, at u. In a cluster, each block takes exactly one unit (the launch
+// sees to it) and writes its partial into block 0's shared memory. Two blocks per SM: 32
+// registers for whole groups, 64 for half groups, whose grids (up to 256 blocks) never need
+// more than two per SM.
+template <typename T, typename A, bool Aligned, int Block>
+__global__ void __launch_bounds__(Block, 2)
     reproducible_sum_kernel(const T* in, std::int64_t n, A* out, device::scratch_view scratch) {
-  static_assert(reproducible_combine_lanes == reproducible_group_chunks * blocks::warp_size, "a block is one group's warps");
-  __shared__ A chunk_sums[reproducible_group_chunks];
-  __shared__ A block_group_sums[reproducible_combine_lanes];
-  __shared__ A warp_values[blocks::warp_size];
+  constexpr int W = Block / blocks::warp_size;
+  constexpr int H = units_per_group<Block>;
+  static_assert(H == 1 || H == 2, "blocks of a whole group or of half of one");
+  __shared__ A shared_partials[reproducible_shared_partials];
+  __shared__ A chunk_sums[W];
+  // Only half-group blocks are launched as a cluster (whole-group blocks never are, and
+  // compiling the cluster path into them made ptxas spill twice as much for 2-byte types).
+  const bool clustered = H > 1 && blocks::grid_is_one_cluster();
+  if (clustered) blocks::cluster_block_started();
   blocks::wait_for_prior_kernels();
   const int lane = threadIdx.x % blocks::warp_size;
   const int warp = threadIdx.x / blocks::warp_size;
   const std::int64_t chunks = reproducible_chunks<T>(n);
   const std::int64_t groups = reproducible_groups<T>(n);
-  const bool in_shared = gridDim.x == 1 && groups <= reproducible_combine_lanes;
-  A* group_sums = in_shared ? block_group_sums : scratch.partials_as<A>();
+  const std::int64_t units = groups * H;
+  const bool in_shared = clustered || (gridDim.x == 1 && units <= reproducible_shared_partials);
+  A* partials = in_shared ? shared_partials : scratch.partials_as<A>();
 
-  for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {  // block-uniform
-    const std::int64_t c = g * reproducible_group_chunks + warp;
+  A unit_sum = A(0);  // thread 0's, of this block's last unit
+  for (std::int64_t u = blockIdx.x; u < units; u += gridDim.x) {  // block-uniform
+    const std::int64_t c = (u / H) * reproducible_group_chunks + std::int64_t(warp) * H + u % H;
     const A s = c < chunks ? reproducible_chunk_sum<T, A>(pointer_source<T, Aligned>{in}, n, c, chunks, lane) : A(0);
     if (lane == 0) chunk_sums[warp] = s;
     __syncthreads();
     if (warp == 0) {
-      const A group = butterfly_sum(chunk_sums[lane]);
-      if (lane == 0) group_sums[g] = group;
+      unit_sum = butterfly_sum_of_first<W>(lane < W ? chunk_sums[lane] : A(0));
+      if (lane == 0 && !clustered) partials[u] = unit_sum;
     }
     __syncthreads();
   }
   blocks::allow_dependent_launch();
 
-  if (gridDim.x > 1) {  // only thread 0 wrote group sums: it alone fences, then takes a ticket
+  if constexpr (H > 1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (clustered) {
+      cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+      __cluster_barrier_wait();  // every block has started: block 0's shared memory exists
+      if (threadIdx.x == 0) *cluster.map_shared_rank(&shared_partials[blockIdx.x], 0) = unit_sum;
+      cluster.sync();  // block 0 sees every block's partial
+      if (cluster.block_rank() != 0) return;
+    }
+#endif
+  }
+  if (gridDim.x > 1 && !clustered) {  // thread 0 wrote the partials: it fences, then takes a ticket
     __shared__ bool is_last;
     if (threadIdx.x == 0) {
       __threadfence();
@@ -126,18 +208,12 @@ __global__ void __launch_bounds__(reproducible_combine_lanes, 2)
     }
     __syncthreads();
     if (!is_last) return;
-    __threadfence();  // pairs with the other blocks' fences: their group sums are visible
+    __threadfence();  // pairs with the other blocks' fences: their partials are visible
   }
-  A acc = A(0);
-  for (std::int64_t i = threadIdx.x; i < groups; i += reproducible_combine_lanes)
-    acc = acc + (in_shared ? group_sums[i] : blocks::load_from_other_blocks(group_sums + i));
-  acc = butterfly_sum(acc);
-  if (lane == 0) warp_values[warp] = acc;
-  __syncthreads();
-  if (threadIdx.x >= blocks::warp_size) return;
-  acc = butterfly_sum(warp_values[lane]);
-  if (lane == 0) {
-    *out = acc;
+  const A total = combine_partials<Block, A>(
+      [&](std::int64_t i) { return in_shared ? shared_partials[i] : blocks::load_from_other_blocks(partials + i); }, groups);
+  if (threadIdx.x == 0) {
+    *out = total;
     if (!in_shared) blocks::record_launch_finished(scratch.finished, scratch.finished_after);
   }
 }

@@ -65,4 +65,16 @@ WARPFOLD_HOST_DEVICE std::int64_t reproducible_groups(std::int64_t n) {
   return (reproducible_chunks<T>(n) + reproducible_group_chunks - 1) / reproducible_group_chunks;
 }
 
+// Not part of the order: how many partial results a launch may leave in scratch memory
+// (sum_modes/launch.cuh, reproducible_kernel.cuh). Above one group and up to this many chunks,
+// blocks of half a group leave two per group; beyond, blocks of a whole group leave one.
+constexpr std::int64_t reproducible_half_group_max_chunks = 4096;
+
+template <typename T>
+WARPFOLD_HOST_DEVICE std::int64_t reproducible_partials(std::int64_t n) {
+  const std::int64_t chunks = reproducible_chunks<T>(n);
+  if (chunks <= reproducible_group_chunks) return 0;
+  return reproducible_groups<T>(n) * (chunks <= reproducible_half_group_max_chunks ? 2 : 1);
+}
+
 }  // namespace warpfold::sum_modes
