@@ -24,7 +24,7 @@ namespace warpfold::sum_modes {
 // - m <= 32 (one group, up to 64 KB): one block of 32 warps, no scratch.
 // - up to 16 half groups (512 KB), where the GPU runs such clusters: one cluster of half-group
 //   blocks, whose partials meet in block 0's shared memory.
-// - m <= reproducible_half_group_max_chunks (8 MB of f32): a half-group block per half group.
+// - m <= reproducible_half_group_max_chunks (16 MB): a half-group block per half group.
 // - beyond: blocks of 32 warps, one resident wave, as many groups each as can be (512 groups
 //   on 264 resident blocks would leave the second round 94% full, so 256 blocks take two each).
 template <typename T, typename Out>

@@ -76,19 +76,24 @@ WARPFOLD_DEVICE A reproducible_chunk_sum(const Source& source, std::int64_t n, s
       add_rows(batch);
     }
   }
-  for (; r0 < rows; r0 += U * m) {  // the rest: the same rows to the same accumulators
-    blocks::vector16<T> batch[U];
+  // The rest, the same rows to the same accumulators, each row added as soon as it is read:
+  // the last rows, or every row of a misaligned input, are read element by element, and
+  // holding U rows of single elements at once made ptxas spill 120-148 bytes per thread for
+  // 2-byte types within the 32 registers of whole-group blocks.
+  for (; r0 < rows; r0 += U * m) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const std::int64_t r = r0 + u * m;
+      blocks::vector16<T> v;
       if (r < rows) {
-        batch[u] = source.lane_vector(r * row + lane * V, n);
+        v = source.lane_vector(r * row + lane * V, n);
       } else {
 #pragma unroll
-        for (int j = 0; j < V; ++j) batch[u].items[j] = T(0.0f);
+        for (int j = 0; j < V; ++j) v.items[j] = T(0.0f);
       }
+#pragma unroll
+      for (int j = 0; j < V; ++j) acc[u] = acc[u] + static_cast<A>(v.items[j]);
     }
-    add_rows(batch);
   }
   return butterfly_sum(((acc[0] + acc[1]) + acc[2]) + acc[3]);
 }
@@ -151,11 +156,11 @@ WARPFOLD_DEVICE A combine_partials(Partial partial, std::int64_t groups) {
 // Blocks of Block threads (reproducible_group_block or reproducible_half_group_block). Block b
 // takes units b, b + grid, ...: unit u is group u / H, half u % H (H = units_per_group), and
 // leaves one partial result, at u. In a cluster, each block takes exactly one unit (the launch
-// sees to it) and writes its partial into block 0's shared memory. Two blocks per SM: 32
-// registers for whole groups, 64 for half groups, whose grids (up to 256 blocks) never need
-// more than two per SM.
+// sees to it) and writes its partial into block 0's shared memory. 2048 threads per SM (32
+// registers, no spill for any type): a resident wave of half-group blocks holds 528 of them on
+// an H100, so the 512 half groups of 8192 chunks take one round.
 template <typename T, typename A, bool Aligned, int Block>
-__global__ void __launch_bounds__(Block, 2)
+__global__ void __launch_bounds__(Block, 2048 / Block)
     reproducible_sum_kernel(const T* in, std::int64_t n, A* out, device::scratch_view scratch) {
   constexpr int W = Block / blocks::warp_size;
   constexpr int H = units_per_group<Block>;

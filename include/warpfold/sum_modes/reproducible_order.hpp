@@ -68,7 +68,7 @@ WARPFOLD_HOST_DEVICE std::int64_t reproducible_groups(std::int64_t n) {
 // Not part of the order: how many partial results a launch may leave in scratch memory
 // (sum_modes/launch.cuh, reproducible_kernel.cuh). Above one group and up to this many chunks,
 // blocks of half a group leave two per group; beyond, blocks of a whole group leave one.
-constexpr std::int64_t reproducible_half_group_max_chunks = 4096;
+constexpr std::int64_t reproducible_half_group_max_chunks = 8192;
 
 template <typename T>
 WARPFOLD_HOST_DEVICE std::int64_t reproducible_partials(std::int64_t n) {

@@ -42,7 +42,16 @@ TYPED_TEST(SumModes, ExactEqualsTheCorrectlyRoundedSum) {
 TYPED_TEST(SumModes, ReproducibleFollowsItsDocumentedOrder) {
   using T = TypeParam;
   std::vector<std::int64_t> sizes = standard_sizes();
-  if (!quick_mode()) sizes.push_back((std::int64_t{1} << 24) + 12345);  // chunks larger than the smallest
+  if (!quick_mode()) {
+    sizes.push_back((std::int64_t{1} << 24) + 12345);  // chunks larger than the smallest
+    // The last size that blocks of half a group take, and the first that whole groups do
+    // (sum_modes/launch.cuh).
+    const std::int64_t half_group_limit = warpfold::sum_modes::reproducible_half_group_max_chunks *
+                                          warpfold::sum_modes::reproducible_accumulators *
+                                          warpfold::sum_modes::reproducible_row_elements<T>;
+    sizes.push_back(half_group_limit);
+    sizes.push_back(half_group_limit + 1);
+  }
   for (std::int64_t n : sizes)
     for (data_kind kind : all_kinds) {
       const std::vector<T> x = make_data<T>(n, seed_for(std::string("reproducible-") + kind_name(kind), n), kind);
