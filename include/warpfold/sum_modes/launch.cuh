@@ -24,7 +24,11 @@ namespace warpfold::sum_modes {
 // - m <= 32 (one group, up to 64 KB): one block of 32 warps, no scratch.
 // - up to 16 half groups (512 KB), where the GPU runs such clusters: one cluster of half-group
 //   blocks, whose partials meet in block 0's shared memory.
-// - m <= reproducible_half_group_max_chunks (16 MB): a half-group block per half group.
+// - m <= reproducible_half_group_max_chunks (16 MB): a half-group block per half group. Up to
+//   4096 chunks (256 blocks), two blocks per SM at most (up to 64 registers): held to four,
+//   the blocks of 2^20 doubles took 7.1-7.4 us instead of 6.6 (H100, 2026-11-25); from 4097
+//   to 8192 chunks, four per SM (32 registers, no spill for any type), so that a resident wave
+//   holds every half group (528 on an H100).
 // - beyond: blocks of 32 warps, one resident wave, as many groups each as can be (512 groups
 //   on 264 resident blocks would leave the second round 94% full, so 256 blocks take two each).
 template <typename T, typename Out>
@@ -38,7 +42,9 @@ void launch_reproducible(const T* in, std::int64_t n, Out* out, device::launcher
   };
   if (chunks > reproducible_group_chunks && chunks <= reproducible_half_group_max_chunks) {
     constexpr int block = reproducible_half_group_block;
-    auto kernel = aligned ? reproducible_sum_kernel<T, Out, true, block> : reproducible_sum_kernel<T, Out, false, block>;
+    const bool spread = chunks <= reproducible_half_group_max_chunks / 2;
+    auto kernel = spread ? (aligned ? reproducible_sum_kernel<T, Out, true, block, 2> : reproducible_sum_kernel<T, Out, false, block, 2>)
+                         : (aligned ? reproducible_sum_kernel<T, Out, true, block, 4> : reproducible_sum_kernel<T, Out, false, block, 4>);
     const std::int64_t units = groups * units_per_group<block>;
     if (forced == 0 && units <= blocks::largest_cluster(kernel, block, blocks::max_cluster_blocks, l.device())) {
       l.launch_with_scratch(kernel, static_cast<unsigned>(units), block, static_cast<unsigned>(units), device::scratch_request{},
@@ -51,7 +57,7 @@ void launch_reproducible(const T* in, std::int64_t n, Out* out, device::launcher
     return;
   }
   constexpr int block = reproducible_group_block;
-  auto kernel = aligned ? reproducible_sum_kernel<T, Out, true, block> : reproducible_sum_kernel<T, Out, false, block>;
+  auto kernel = aligned ? reproducible_sum_kernel<T, Out, true, block, 2> : reproducible_sum_kernel<T, Out, false, block, 2>;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, block, l.device());
   std::int64_t grid = groups <= 1 ? 1 : std::max<std::int64_t>(1, std::min(groups, wave));
   const std::int64_t rounds = std::max<std::int64_t>(1, blocks::ceil_div(groups, grid));

@@ -156,11 +156,10 @@ WARPFOLD_DEVICE A combine_partials(Partial partial, std::int64_t groups) {
 // Blocks of Block threads (reproducible_group_block or reproducible_half_group_block). Block b
 // takes units b, b + grid, ...: unit u is group u / H, half u % H (H = units_per_group), and
 // leaves one partial result, at u. In a cluster, each block takes exactly one unit (the launch
-// sees to it) and writes its partial into block 0's shared memory. 2048 threads per SM (32
-// registers, no spill for any type): a resident wave of half-group blocks holds 528 of them on
-// an H100, so the 512 half groups of 8192 chunks take one round.
-template <typename T, typename A, bool Aligned, int Block>
-__global__ void __launch_bounds__(Block, 2048 / Block)
+// sees to it) and writes its partial into block 0's shared memory. At least MinBlocks blocks
+// per SM (sum_modes/launch.cuh says which, and why).
+template <typename T, typename A, bool Aligned, int Block, int MinBlocks>
+__global__ void __launch_bounds__(Block, MinBlocks)
     reproducible_sum_kernel(const T* in, std::int64_t n, A* out, device::scratch_view scratch) {
   constexpr int W = Block / blocks::warp_size;
   constexpr int H = units_per_group<Block>;
