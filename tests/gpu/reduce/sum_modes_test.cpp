@@ -82,9 +82,9 @@ TYPED_TEST(SumModes, BitsDoNotDependOnTheInputsAddress) {
 // The grid is the one thing that differs between GPUs of different sizes.
 TYPED_TEST(SumModes, BitsDoNotDependOnTheGrid) {
   using T = TypeParam;
-  // Sizes for every shape of the reproducible launch: a cluster (70001 floats), blocks of half
-  // a group (1000003 floats or doubles; forced to one block, their chunk sums overflow shared
-  // memory into scratch), and blocks of whole groups (3000017).
+  // Sizes for every shape of the reproducible launch (sum_modes/launch.cuh): a cluster (70001
+  // floats), blocks of half a group (1000003 of every type), and blocks of whole groups
+  // (3000017 doubles).
   for (std::int64_t n : {std::int64_t{70001}, std::int64_t{1000003}, quick_mode() ? std::int64_t{300007} : std::int64_t{3000017}}) {
     const std::vector<T> x = make_data<T>(n, seed_for("grids", n), data_kind::wide);
     const device_input<T> input(x);
