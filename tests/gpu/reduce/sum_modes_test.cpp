@@ -138,6 +138,36 @@ TYPED_TEST(SumModes, SpecialValuesFollowIeee) {
   EXPECT_TRUE(same_bits(warpfold::sum_reproducible(none.data(), 0), warpfold::float_sum_t<T>(0)));
 }
 
+// Values at the top of the type's range: a warp's window then reaches past float's largest
+// exponent, where specials must still take the rare path, and sums overflow. Small arrays (one
+// block) and large ones (many blocks), every warp alike.
+TYPED_TEST(SumModes, SpecialValuesAndOverflowAtTheTopOfTheRange) {
+  using T = TypeParam;
+  const double inf = INFINITY, nan = NAN;
+  const double biggest = std::is_same_v<T, __half> ? 65504.0
+                         : std::is_same_v<T, double> ? DBL_MAX
+                         : std::is_same_v<T, float>  ? double(FLT_MAX)
+                                                     : 0x1.fep127;  // bfloat16
+  const double big = std::ldexp(1.0, highest_exponent<T>() - 2);
+  for (std::int64_t n : {std::int64_t{16384}, std::int64_t{100002}}) {
+    SCOPED_TRACE(size_name(n));
+    std::vector<double> alternating(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) alternating[static_cast<std::size_t>(i)] = i % 2 == 0 ? big : -big;
+    expect_both_modes<T>(alternating, 0.0, "large values that cancel");
+    std::vector<double> x = alternating;
+    x[static_cast<std::size_t>(n * 2 / 3)] = nan;
+    expect_both_modes<T>(x, nan, "NaN among large values");
+    x = alternating;
+    x[static_cast<std::size_t>(n / 3)] = inf;
+    expect_both_modes<T>(x, inf, "+inf among large values");
+    std::vector<double> top(static_cast<std::size_t>(n), biggest);
+    const double sum_of_top = std::is_same_v<T, __half> ? double(n) * biggest : inf;  // half's sum is a finite float
+    expect_both_modes<T>(top, sum_of_top, "the largest finite everywhere");
+    for (std::int64_t i = n / 2; i < n; ++i) top[static_cast<std::size_t>(i)] = -biggest;
+    expect_both_modes<T>(top, 0.0, "the largest finite, then its negation");
+  }
+}
+
 template <typename T>
 class ExactSumEdges : public gpu_test {};
 using wide_types = ::testing::Types<float, double>;
