@@ -31,6 +31,13 @@ namespace warpfold::sum_modes {
 //   holds every half group (528 on an H100).
 // - beyond: blocks of 32 warps, one resident wave, as many groups each as can be (512 groups
 //   on 264 resident blocks would leave the second round 94% full, so 256 blocks take two each).
+// The kernel for an input that is (or is not) 16-byte aligned, in blocks of Block threads,
+// MinBlocks of them resident per SM.
+template <typename T, typename Out, int Block, int MinBlocks>
+auto reproducible_kernel_for(bool aligned) {
+  return aligned ? reproducible_sum_kernel<T, Out, true, Block, MinBlocks> : reproducible_sum_kernel<T, Out, false, Block, MinBlocks>;
+}
+
 template <typename T, typename Out>
 void launch_reproducible(const T* in, std::int64_t n, Out* out, device::launcher& l) {
   const bool aligned = blocks::is_vector_aligned(in);
@@ -43,8 +50,7 @@ void launch_reproducible(const T* in, std::int64_t n, Out* out, device::launcher
   if (chunks > reproducible_group_chunks && chunks <= reproducible_half_group_max_chunks) {
     constexpr int block = reproducible_half_group_block;
     const bool spread = chunks <= reproducible_half_group_max_chunks / 2;
-    auto kernel = spread ? (aligned ? reproducible_sum_kernel<T, Out, true, block, 2> : reproducible_sum_kernel<T, Out, false, block, 2>)
-                         : (aligned ? reproducible_sum_kernel<T, Out, true, block, 4> : reproducible_sum_kernel<T, Out, false, block, 4>);
+    auto kernel = spread ? reproducible_kernel_for<T, Out, block, 2>(aligned) : reproducible_kernel_for<T, Out, block, 4>(aligned);
     const std::int64_t units = groups * units_per_group<block>;
     if (forced == 0 && units <= blocks::largest_cluster(kernel, block, blocks::max_cluster_blocks, l.device())) {
       l.launch_with_scratch(kernel, static_cast<unsigned>(units), block, static_cast<unsigned>(units), device::scratch_request{},
@@ -57,7 +63,7 @@ void launch_reproducible(const T* in, std::int64_t n, Out* out, device::launcher
     return;
   }
   constexpr int block = reproducible_group_block;
-  auto kernel = aligned ? reproducible_sum_kernel<T, Out, true, block, 2> : reproducible_sum_kernel<T, Out, false, block, 2>;
+  auto kernel = reproducible_kernel_for<T, Out, block, 2>(aligned);
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, block, l.device());
   std::int64_t grid = groups <= 1 ? 1 : std::max<std::int64_t>(1, std::min(groups, wave));
   const std::int64_t rounds = std::max<std::int64_t>(1, blocks::ceil_div(groups, grid));

@@ -21,10 +21,12 @@
 
 namespace warpfold::sum_modes {
 
-template <typename A>
+// The order's butterflies: lanes Width/2, ..., 2, 1 apart, each lane adding its partner's
+// value to its own (a warp, or the first Width lanes of one: every lane of the warp calls it).
+template <int Width = blocks::warp_size, typename A>
 WARPFOLD_DEVICE A butterfly_sum(A v) {
 #pragma unroll
-  for (int d = blocks::warp_size / 2; d > 0; d /= 2) v = v + __shfl_xor_sync(blocks::full_warp_mask, v, d);
+  for (int d = Width / 2; d > 0; d /= 2) v = v + __shfl_xor_sync(blocks::full_warp_mask, v, d);
   return v;
 }
 
@@ -115,14 +117,6 @@ inline constexpr std::int64_t reproducible_shared_partials = reproducible_combin
 template <int Block>
 inline constexpr int units_per_group = reproducible_group_block / Block;
 
-// Steps 3 and 4 for the first `width` lanes of a warp: lanes width/2, ..., 1 apart.
-template <int Width, typename A>
-WARPFOLD_DEVICE A butterfly_sum_of_first(A v) {
-#pragma unroll
-  for (int d = Width / 2; d > 0; d /= 2) v = v + __shfl_xor_sync(blocks::full_warp_mask, v, d);
-  return v;
-}
-
 // Step 4's last level and step 5, by a block of Block threads, from the partials that
 // `partial(i)` gives (units_per_group<Block> per group). With at most 512 groups, combine lane
 // j holds +0 + G[j] for j < groups and +0 beyond; thread j plays lane j, and the virtual warps
@@ -186,7 +180,7 @@ __global__ void __launch_bounds__(Block, MinBlocks)
     if (lane == 0) chunk_sums[warp] = s;
     __syncthreads();
     if (warp == 0) {
-      unit_sum = butterfly_sum_of_first<W>(lane < W ? chunk_sums[lane] : A(0));
+      unit_sum = butterfly_sum<W>(lane < W ? chunk_sums[lane] : A(0));
       if (lane == 0 && !clustered) partials[u] = unit_sum;
     }
     __syncthreads();
