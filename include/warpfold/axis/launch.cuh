@@ -500,9 +500,12 @@ plan in_memory_order(const plan& p) {
     return p;
   std::int64_t out_strides[strided_dims::max_dims] = {};
   row_major_out_strides(p.kept, out_strides);
-  std::vector<detail::plan_axis> kept;
-  for (int i = 0; i < p.kept.count; ++i) kept.push_back({p.kept.extent[i], p.kept.stride[i], false, out_strides[i]});
-  if (std::is_sorted(kept.begin(), kept.end(), detail::outer_in_memory)) return p;
+  // Checked in place first: most plans already walk in memory order, and this runs on every
+  // call, so only a reordered plan pays for the vectors below.
+  detail::plan_axis in_place[strided_dims::max_dims];
+  for (int i = 0; i < p.kept.count; ++i) in_place[i] = {p.kept.extent[i], p.kept.stride[i], false, out_strides[i]};
+  if (std::is_sorted(in_place, in_place + p.kept.count, detail::outer_in_memory)) return p;
+  std::vector<detail::plan_axis> kept(in_place, in_place + p.kept.count);
   std::stable_sort(kept.begin(), kept.end(), detail::outer_in_memory);
   plan walked = p;
   walked.kept = {};
