@@ -59,13 +59,13 @@ WARPFOLD_DEVICE unsigned magnitude_bits(__half x) { return __half_as_ushort(x) &
 template <typename E> struct element_bits;
 template <> struct element_bits<float> {
   static constexpr unsigned non_finite = 0x7f800000u;
-  static constexpr int significand_bits = 24, lowest_normal_exponent = -126, highest_exponent = 127;
+  static constexpr int significand_bits = 24, lowest_normal_exponent = -126;
   WARPFOLD_DEVICE static int exponent(unsigned m) { return static_cast<int>(m >> 23) - 127; }
   WARPFOLD_DEVICE static unsigned magnitude_of_power(int e) { return static_cast<unsigned>(e + 127) << 23; }
 };
 template <> struct element_bits<double> {
   static constexpr unsigned non_finite = 0x7ff00000u;
-  static constexpr int significand_bits = 53, lowest_normal_exponent = -1022, highest_exponent = 1023;
+  static constexpr int significand_bits = 53, lowest_normal_exponent = -1022;
   WARPFOLD_DEVICE static int exponent(unsigned m) { return static_cast<int>(m >> 20) - 1023; }
   WARPFOLD_DEVICE static unsigned magnitude_of_power(int e) { return static_cast<unsigned>(e + 1023) << 20; }
 };
@@ -215,9 +215,9 @@ class fold_accumulator {
     if (top_ != no_window && top <= top_) return;
     flush(digits);
     top_ = top;
-    // A float window may reach above float's range (top up to 131); its limit then stays at
-    // the non-finite values, which must still take the rare path.
-    limit_ = top > element_bits<E>::highest_exponent ? element_bits<E>::non_finite : element_bits<E>::magnitude_of_power(top);
+    // A float window may reach above float's range (top up to 131, still within 32 bits); its
+    // limit then stays at the non-finite values, which must still take the rare path.
+    limit_ = ::min(element_bits<E>::magnitude_of_power(top), element_bits<E>::non_finite);
     // From which magnitudes all the folds, and the first 1, 2, ... of them, hold an element whole.
     held_by_from_[folds - 1] = held_by_first_from(folds, top);
 #pragma unroll
