@@ -236,10 +236,7 @@ TYPED_TEST(AxisSumModes, SpecialValuesPerOutput) {
   using T = TypeParam;
   const std::int64_t cols = 5000;  // a block per row in both modes
   const double inf = INFINITY, nan = NAN;
-  const double biggest = std::is_same_v<T, __half> ? 65504.0
-                         : std::is_same_v<T, double> ? DBL_MAX
-                         : std::is_same_v<T, float>  ? double(FLT_MAX)
-                                                     : 0x1.fep127;  // bfloat16
+  const double biggest = largest_finite<T>();
   std::vector<std::vector<double>> rows(8, std::vector<double>(cols, 0.25));
   rows[0][4320] = nan;
   rows[1][135] = inf;

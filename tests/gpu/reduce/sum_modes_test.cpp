@@ -6,7 +6,9 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include <warpfold/reduce.hpp>
@@ -144,10 +146,7 @@ TYPED_TEST(SumModes, SpecialValuesFollowIeee) {
 TYPED_TEST(SumModes, SpecialValuesAndOverflowAtTheTopOfTheRange) {
   using T = TypeParam;
   const double inf = INFINITY, nan = NAN;
-  const double biggest = std::is_same_v<T, __half> ? 65504.0
-                         : std::is_same_v<T, double> ? DBL_MAX
-                         : std::is_same_v<T, float>  ? double(FLT_MAX)
-                                                     : 0x1.fep127;  // bfloat16
+  const double biggest = largest_finite<T>();
   const double big = std::ldexp(1.0, highest_exponent<T>() - 2);
   for (std::int64_t n : {std::int64_t{16384}, std::int64_t{100002}}) {
     SCOPED_TRACE(size_name(n));
@@ -166,6 +165,41 @@ TYPED_TEST(SumModes, SpecialValuesAndOverflowAtTheTopOfTheRange) {
     for (std::int64_t i = n / 2; i < n; ++i) top[static_cast<std::size_t>(i)] = -biggest;
     expect_both_modes<T>(top, 0.0, "the largest finite, then its negation");
   }
+}
+
+// Concurrent callers: host threads, each with its own stream and array, sum at the same time,
+// over and over; every result must be the reference's bits (no scratch or state is shared
+// between the calls in flight).
+TYPED_TEST(SumModes, ConcurrentCallersOnTheirOwnStreams) {
+  using T = TypeParam;
+  using R = warpfold::float_sum_t<T>;
+  const std::vector<std::int64_t> sizes = {257, 70001, 1000003, quick_mode() ? std::int64_t{300007} : std::int64_t{3000017}};
+  std::vector<std::vector<T>> data;
+  std::vector<std::unique_ptr<device_input<T>>> inputs;
+  std::vector<R> exact, reproducible;
+  for (std::int64_t n : sizes) {
+    data.push_back(make_data<T>(n, seed_for("concurrent", n), data_kind::wide));
+    inputs.push_back(std::make_unique<device_input<T>>(data.back()));
+    exact.push_back(exact_sum_reference(data.back().data(), n));
+    reproducible.push_back(reproducible_sum_reference(data.back().data(), n));
+  }
+  std::vector<int> wrong(sizes.size(), 0);
+  std::vector<std::thread> callers;
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    callers.emplace_back([&, k] {
+      cudaStream_t stream;
+      if (cudaStreamCreate(&stream) != cudaSuccess) {
+        wrong[k] = -1;
+        return;
+      }
+      for (int round = 0; round < 20; ++round) {
+        if (!same_bits(warpfold::sum_exact(inputs[k]->data(), sizes[k], stream), exact[k])) ++wrong[k];
+        if (!same_bits(warpfold::sum_reproducible(inputs[k]->data(), sizes[k], stream), reproducible[k])) ++wrong[k];
+      }
+      cudaStreamDestroy(stream);
+    });
+  for (std::thread& t : callers) t.join();
+  for (std::size_t k = 0; k < sizes.size(); ++k) EXPECT_EQ(wrong[k], 0) << size_name(sizes[k]);
 }
 
 template <typename T>

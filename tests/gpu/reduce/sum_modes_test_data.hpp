@@ -7,6 +7,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -37,6 +38,15 @@ constexpr int lowest_exponent() {
 template <typename T>
 constexpr int highest_exponent() {
   return std::is_same_v<T, __half> ? 15 : std::is_same_v<T, double> ? 1023 : 127;
+}
+
+// The largest finite value of T.
+template <typename T>
+constexpr double largest_finite() {
+  return std::is_same_v<T, __half> ? 65504.0
+         : std::is_same_v<T, double> ? DBL_MAX
+         : std::is_same_v<T, float>  ? double(FLT_MAX)
+                                     : 0x1.fep127;  // bfloat16
 }
 
 enum class data_kind {
