@@ -38,7 +38,9 @@ struct named_list {
 // The lists (scripts/many_torch.py builds the same ones for torch):
 // - gpt2-small: GPT-2 small's 148 parameter tensors (124M floats), from its published shapes;
 // - small-5000: 5,000 arrays of 1 to 16,384 elements (log-spread, integer hash of the index);
-// - mix-1000: 1,000 arrays of 1 to 4M elements, spread the same way.
+// - mix-1000: 1,000 arrays of 1 to 4M elements, spread the same way;
+// - tiny-20000: 20,000 arrays of 1 to 1,024 elements, spread the same way: more arrays than a
+//   block plans for itself (the plan kernel's path).
 std::vector<named_list> standard_lists() {
   std::vector<named_list> lists;
   named_list gpt2{"gpt2-small", {}};
@@ -59,6 +61,7 @@ std::vector<named_list> standard_lists() {
   };
   lists.push_back(spread("small-5000", 5000, 14, 5000));
   lists.push_back(spread("mix-1000", 1000, 22, 1000));
+  lists.push_back(spread("tiny-20000", 20000, 10, 20000));
   return lists;
 }
 

@@ -469,9 +469,9 @@ command parse_command_line(int argc, const char* const* argv) {
       "device memory (timed as stream calls, and replayed as a CUDA graph), with a host list, and a loop of "
       "per-array calls, next to the memory limit (the bytes at the read ceiling plus one launch). CSV: impl,list,"
       "arrays,elements,time_us,gbps,ceiling_gbps,limit_us,ratio_to_limit,check,device,date.");
-  many->add_option("--list", many_opts.lists, "Lists to time: gpt2-small, small-5000, mix-1000 (default: all).")
+  many->add_option("--list", many_opts.lists, "Lists to time: gpt2-small, small-5000, mix-1000, tiny-20000 (default: all).")
       ->delimiter(',')
-      ->check(CLI::IsMember({"gpt2-small", "small-5000", "mix-1000"}));
+      ->check(CLI::IsMember({"gpt2-small", "small-5000", "mix-1000", "tiny-20000"}));
   many->add_option("--trials", many_opts.trials, "Timed trials per candidate (default 7).");
   many->add_option("--csv", many_opts.csv_path, "Write the CSV to FILE instead of stdout.")->type_name("FILE");
   many->add_option("--json", many_opts.json_path, "Also write the rows to FILE as JSON (an array of objects).")

@@ -48,16 +48,15 @@ void require_device_arrays(const Entry* list, std::int64_t count, const char* ap
   }
 }
 
-// A block's own plan of the longest list it plans (8 bytes an array) takes more shared
-// memory, with the kernel's own, than a kernel gets unless it asks. The attribute belongs to
-// the function in a device's context: set once per kernel and device, remembered as the
-// occupancy answers are (blocks/grid.cuh).
+// Kernels that take more dynamic shared memory than a kernel gets unless it asks: a block's
+// own plan of the longest list it plans (8 bytes an array, with the kernel's own) and the plan
+// kernel's tile. The attribute belongs to the function in a device's context: set once per
+// kernel and device, remembered as the occupancy answers are (blocks/grid.cuh).
 template <typename Kernel>
-void allow_block_plan_memory(Kernel kernel, int device) {
-  constexpr int plan_memory_question = -1;  // apart from the occupancy questions (0 and up)
-  blocks::remembered_occupancy(reinterpret_cast<const void*>(kernel), many::many_block, plan_memory_question, device, [&] {
-    WARPFOLD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(sizeof(std::int64_t) * (many::block_plan_max_arrays + 1))));
+void allow_dynamic_shared_memory(Kernel kernel, int block, std::size_t bytes, int device) {
+  constexpr int shared_memory_question = -1;  // apart from the occupancy questions (0 and up)
+  blocks::remembered_occupancy(reinterpret_cast<const void*>(kernel), block, shared_memory_question, device, [&] {
+    WARPFOLD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
     return 1;
   });
 }
@@ -92,8 +91,11 @@ void many_into(const Stat& stat, const many_entry_t<Stat, T>* d_list, const many
       std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, many::many_block, device));
   const many::layout layout = many::layout_for(count, grid, sizeof(Acc), sizeof(Entry));
   const std::size_t plan_bytes = plans_in_block ? sizeof(std::int64_t) * static_cast<std::size_t>(count + 1) : 0;
-  if (plans_in_block) allow_block_plan_memory(kernel, device);
-  l.with_scratch({1, count + 1, layout.bytes}, [&](const device::scratch_view& view) {
+  if (plans_in_block)
+    allow_dynamic_shared_memory(kernel, many::many_block, sizeof(std::int64_t) * (many::block_plan_max_arrays + 1), device);
+  else
+    allow_dynamic_shared_memory(many::plan_kernel<Entry>, many::plan_block, many::plan_shared_bytes, device);
+  l.with_scratch({1, count, layout.bytes}, [&](const device::scratch_view& view) {
     const Entry* list = d_list;
     if (h_list != nullptr && count > 0) {
       auto* copy = reinterpret_cast<Entry*>(view.partials + layout.list_offset);
@@ -101,7 +103,8 @@ void many_into(const Stat& stat, const many_entry_t<Stat, T>* d_list, const many
       list = copy;
     }
     if (!plans_in_block)
-      blocks::launch_dependent(many::plan_kernel<Entry>, 1, many::plan_block, stream, list, layout, view.partials, d_status);
+      blocks::launch_dependent_shaped(many::plan_kernel<Entry>, 1, many::plan_block, 0u, many::plan_shared_bytes, stream,
+                                      list, layout, view.partials, d_status);
     blocks::launch_dependent_shaped(kernel, static_cast<unsigned>(grid), many::many_block, 0u, plan_bytes, stream, list, layout,
                                     stat, d_per_array, d_combined, d_status, view);
   });

@@ -67,7 +67,7 @@ inline std::size_t many_scratch_bytes(std::int64_t count) {
   constexpr std::int64_t largest_accumulator = 24;  // moments<double>, scaled_squares
   const many::layout l = many::layout_for(count, device::reduce_policy::max_grid, largest_accumulator,
                                           sizeof(array_pair_ref<double>));  // the largest entry
-  return device::scratch_bytes_for({1, count + 1, l.bytes});
+  return device::scratch_bytes_for({1, count, l.bytes});
 }
 
 #define WARPFOLD_DECLARE_MANY(name, Stat, Entry, ...)                                                                          \

@@ -1,6 +1,7 @@
 // How a many-array launch cuts its list (many/layout.cuh), on the host: the division-free
 // quotient against integer division, and block_of and range_begin against their definitions
-// (block b reads positions [b N / G, (b + 1) N / G), and position p lies in block_of(p)).
+// (block b reads positions [b N / G, (b + 1) N / G), and position p lies in block_of(p)), and
+// an array's last block.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -42,6 +43,22 @@ TEST(ManyLayout, EveryPositionLiesInItsBlocksRange) {
     }
   }
   EXPECT_EQ(block_of(5, 0, 16), 0);  // no elements
+}
+
+// An array's last block, from its two ends (what the plan kernel computes for each array),
+// is the block that holds its last element, or its position when it is empty.
+TEST(ManyLayout, LastBlockOfAnArray) {
+  std::mt19937_64 random(11);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const std::int64_t n = 1 + static_cast<std::int64_t>(random() >> (24 + random() % 40));
+    const std::int64_t g = 1 + static_cast<std::int64_t>(random() % 4096);
+    const std::int64_t begin = static_cast<std::int64_t>(random() % n);
+    const std::int64_t end = random() % 4 == 0 ? begin : begin + 1 + static_cast<std::int64_t>(random() % (n - begin));
+    const std::int64_t last = warpfold::many::last_block_of(begin, end, n, g);
+    ASSERT_EQ(last, warpfold::many::blocks_of(begin, end, n, g).last);
+    ASSERT_EQ(last, block_of(end > begin ? end - 1 : begin, n, g));
+    ASSERT_LE(range_begin(last, n, g), end > begin ? end - 1 : begin);
+  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Second kernel of a many-array reduction: every block reduces its pieces (many/layout.cuh),
-// and whoever completes an array finishes it, and whoever completes the list finishes that.
+// whoever completes an array finishes it, and the last block to arrive finishes the list.
 //
 // Per block, in batches of up to one piece per thread:
 // - The pieces are cut into units of one warp's round of loads, and each warp reads an equal
@@ -8,11 +8,14 @@
 // - An array whose only piece is here is finished at once. Otherwise each of its pieces takes
 //   a ticket on the array's counter, and the block that draws the last one finishes it.
 // - Finishing an array (one warp): its pieces' partials, read in slot order and combined in a
-//   fixed tree, give its accumulator, kept for the combined result, and its result, written.
-// - Each block adds the arrays it finished to a counter of the whole list; the block that
-//   brings it to A combines every array's accumulator in array order into the combined result.
+//   fixed tree, give its result.
+// - The combined result needs no array's result: each block combines its pieces in order, and
+//   the last block to arrive combines the blocks' values in block order. (It used to combine
+//   every array's result, in array order, after a counter of finished arrays: a store, a fence
+//   and a load per array more, and a finish that read the whole list.)
 // Every combine order depends only on the list's sizes and the grid, so results are the same
-// bits run to run on one GPU, with no float atomics.
+// bits run to run on one GPU, with no float atomics. Without per-array outputs, the pieces of
+// arrays that span blocks are not stored at all.
 #pragma once
 
 #include <cub/block/block_scan.cuh>
@@ -82,15 +85,6 @@ struct piece {
   std::int64_t array_pieces;  // how many pieces the array has, in all blocks
 };
 
-// Adds `count` finished arrays to the list's counter; true for the block that completes it
-// (which resets the counter, as take_last_ticket does).
-WARPFOLD_DEVICE bool completes_list(unsigned int* counter, unsigned int count, unsigned int arrays) {
-  const unsigned int before = atomicAdd(counter, count);
-  const bool last = before + count == arrays;
-  if (last) *counter = 0u;
-  return last;
-}
-
 // One thread's share of a piece: rank of `count` threads, with Unroll loads in flight.
 template <int Unroll, int BodyAlignment, typename Stat, typename T, typename Op>
 WARPFOLD_DEVICE typename Stat::accumulator fold_piece(const piece<T>& p, std::int64_t rank, std::int64_t count, Op op,
@@ -129,7 +123,7 @@ __global__ void __launch_bounds__(many_block, many_min_blocks_per_sm<Stat>)
   __shared__ typename unit_scan::TempStorage unit_scan_storage;
   __shared__ int to_finish[many_block];  // pieces whose array is complete
   __shared__ int finishing;
-  __shared__ bool list_done;
+  Acc block_value = op.template identity<Acc>();  // thread 0's: the block's pieces, in order
 
   extern __shared__ std::int64_t planned_prefix[];
   __shared__ std::int64_t planned_first_array;
@@ -144,9 +138,8 @@ __global__ void __launch_bounds__(many_block, many_min_blocks_per_sm<Stat>)
   };
   const auto* first_array = reinterpret_cast<const std::int64_t*>(scratch.partials + l.first_array_offset);
   Acc* slots = reinterpret_cast<Acc*>(scratch.partials + l.slots_offset);
-  Acc* totals = reinterpret_cast<Acc*>(scratch.partials + l.totals_offset);
+  Acc* block_partials = reinterpret_cast<Acc*>(scratch.partials + l.block_partials_offset);
   unsigned int* array_arrivals = scratch.counters;
-  unsigned int* list_arrivals = scratch.counters + l.arrays;
   const std::int64_t n = prefix(A);
   if (n < 0 || A == 0) {  // an invalid entry (the plan wrote the status), or an empty list
     if (b == 0 && threadIdx.x == 0) {
@@ -185,7 +178,7 @@ __global__ void __launch_bounds__(many_block, many_min_blocks_per_sm<Stat>)
     }
     if (threadIdx.x == 0) finishing = 0;
     const int count = __syncthreads_count(has_piece);
-    if (count == 0) return;
+    if (count == 0) break;
 
     // 2. Reduce the pieces. Their units, numbered in order, are split into equal runs, one per
     //    warp: a warp reads its run piece by piece, and gives each piece it touched a partial
@@ -233,7 +226,10 @@ __global__ void __launch_bounds__(many_block, many_min_blocks_per_sm<Stat>)
       }
     }
     __syncthreads();
-    // Piece i's partials, from its first warp to its last, in order; then its result at i.
+    // Every load of this block is done (their values are in `values`): the next kernel in the
+    // stream may start setting up; it still waits for this one to end before it reads anything.
+    blocks::allow_dependent_launch();
+    // Piece i's partials, from its first warp to its last, in order.
     Acc piece_value = op.template identity<Acc>();
     if (has_piece) {
       auto warp_of = [&](std::int64_t u) {
@@ -245,66 +241,48 @@ __global__ void __launch_bounds__(many_block, many_min_blocks_per_sm<Stat>)
       for (int w = first_warp + 1; w <= last_warp; ++w)  // warps with no units between them wrote nothing
         if (run_start(w) < run_start(w + 1)) piece_value = op(piece_value, values[threadIdx.x + w]);
     }
-    __syncthreads();
-    if (has_piece) {
-      values[threadIdx.x] = piece_value;
-      if (pieces[threadIdx.x].array_pieces > 1) slots[pieces[threadIdx.x].slot] = piece_value;
-    }
-    __threadfence();  // each writer's slots, before any ticket below counts them
-    __syncthreads();
 
-    // 3. Tickets: which arrays are complete now. An array with one piece is complete at once.
-    if (threadIdx.x < count) {
-      const piece<T> p = pieces[threadIdx.x];
-      if (p.array_pieces == 1 || blocks::take_last_ticket(array_arrivals + p.array, unsigned(p.array_pieces)))
-        to_finish[atomicAdd(&finishing, 1)] = threadIdx.x;
+    // 3. Per-array results. An array whose only piece is here is done; the pieces of the
+    //    others go to their slots, and each takes a ticket on its array's counter (only its own
+    //    thread fences: the other threads wrote nothing that another block reads).
+    if (has_piece && per_array != nullptr) {
+      const piece<T>& p = pieces[threadIdx.x];
+      if (p.array_pieces == 1) {
+        per_array[p.array] = stat.finish(piece_value);
+      } else {
+        slots[p.slot] = piece_value;
+        __threadfence();
+        if (blocks::take_last_ticket(array_arrivals + p.array, unsigned(p.array_pieces)))
+          to_finish[atomicAdd(&finishing, 1)] = threadIdx.x;
+      }
     }
-    __syncthreads();
-    __threadfence();  // pairs with the other blocks' fences: their slots are visible from here
+    // The combined result: this batch's pieces in order (block_reduce's fixed tree).
+    const Acc batch_value = blocks::block_reduce(piece_value, op);
+    if (threadIdx.x == 0) block_value = op(block_value, batch_value);
+    __syncthreads();  // block_reduce ends without one; `finishing` is complete
 
-    // 4. Finish the complete arrays, one per warp: slots in order, combined in a fixed tree.
-    for (int i = warp; i < finishing; i += many_warps) {
-      const int which = to_finish[i];
-      const std::int64_t array = pieces[which].array;
-      Acc acc = values[which];  // the whole array, when this was its only piece
-      if (pieces[which].array_pieces > 1) {
+    // 4. Finish the arrays whose last piece was here, one per warp: slots in order, combined
+    //    in a fixed tree.
+    if (finishing > 0) {
+      __threadfence();  // pairs with the other blocks' fences: their slots are visible from here
+      for (int i = warp; i < finishing; i += many_warps) {
+        const std::int64_t array = pieces[to_finish[i]].array;
         const block_span span = blocks_of(prefix(array), prefix(array + 1), n, G);
-        acc = op.template identity<Acc>();
+        Acc acc = op.template identity<Acc>();
         for (std::int64_t s = array + span.first + lane; s <= array + span.last; s += blocks::warp_size)
           acc = op(acc, blocks::load_from_other_blocks(slots + s));
         acc = blocks::warp_reduce(acc, op);
-      }
-      if (lane == 0) {
-        totals[array] = acc;
-        if (per_array != nullptr) per_array[array] = stat.finish(acc);
+        if (lane == 0) per_array[array] = stat.finish(acc);
       }
     }
-    __threadfence();  // the totals, before the list's counter counts them
-    __syncthreads();
+    __syncthreads();  // the finishing warps are done with the pieces and the slots
+    if (count < many_block) break;
+  }
 
-    // 5. The block that completes the list combines every array's total, in array order.
-    if (threadIdx.x == 0) list_done = finishing > 0 && completes_list(list_arrivals, unsigned(finishing), unsigned(A));
-    __syncthreads();
-    if (list_done) break;
-    if (count < many_block) return;
-  }
-  __threadfence();
-  // Every array's total, in array order; eight loads in flight per thread.
-  constexpr int in_flight = 8;
-  Acc acc = op.template identity<Acc>();
-  for (std::int64_t first = threadIdx.x; first < A; first += std::int64_t{many_block} * in_flight) {
-    Acc batch[in_flight];
-#pragma unroll
-    for (int u = 0; u < in_flight; ++u) {
-      const std::int64_t i = first + std::int64_t{u} * many_block;
-      batch[u] = i < A ? blocks::load_from_other_blocks(totals + i) : op.template identity<Acc>();
-    }
-#pragma unroll
-    for (int u = 0; u < in_flight; ++u) acc = op(acc, batch[u]);
-  }
-  acc = blocks::block_reduce(acc, op);
-  if (threadIdx.x == 0) {
-    if (combined != nullptr) *combined = stat.finish(acc);
+  // 5. The combined result: every block's value, in block order, by the last block to arrive.
+  Acc total;
+  if (blocks::last_block_combines(block_value, block_partials, scratch.arrivals, op, total)) {
+    if (combined != nullptr) *combined = stat.finish(total);
     blocks::record_launch_finished(scratch.finished, scratch.finished_after);
   }
 }

@@ -3,9 +3,12 @@
 // - Lists of up to block_plan_max_arrays: every block of the reduction kernel makes the plan
 //   itself (plan_in_block), into shared memory. The call is then one kernel, and no block
 //   waits on a single block that reads the list tile by tile.
-// - Longer lists: a kernel of its own (plan_kernel), one block that reads the list once and
-//   writes the plan to scratch memory, where every block of the reduction kernel could not
-//   afford to read all of it.
+// - Longer lists: a kernel of its own (plan_kernel), one block that reads the list and writes
+//   the plan to scratch memory, where every block of the reduction kernel could not afford to
+//   read all of it. The extra kernel costs about 4 us a call (H100, 2026-11-25: a list of one
+//   array, 8.6 us a call planned in each block, 12.4 us with the plan kernel), which is why
+//   the lists up to block_plan_max_arrays plan in every block even though each block then
+//   reads the whole list.
 #pragma once
 
 #include <cub/block/block_scan.cuh>
@@ -17,7 +20,7 @@
 
 namespace warpfold::many {
 
-inline constexpr int plan_block = 1024;
+inline constexpr int plan_block = 512;
 
 // What both plans ask of an entry: whether it is invalid (a negative size, or elements but no
 // data), and how many elements it puts in the sequence.
@@ -48,7 +51,15 @@ WARPFOLD_DEVICE long long counted_elements(const Entry& entry) {
 // - Fences only in the threads that wrote slots or totals (many_kernel.cuh), not in all 512
 //   three times a batch: 6% off a synthetic list of 148 arrays of up to 2^20 floats in the
 //   copy, but the three lists of `warpfold many` ran as before (175.1, 25.5 and 246.5 us a
-//   call, against 175.6, 24.2 and 246.6 in the committed run).
+//   call, against 175.6, 24.2 and 246.6 in the committed run). The kernel fences that way
+//   since 2026-11-25, with its combined result taken from the blocks (many_kernel.cuh).
+// The same marks on 2026-11-25, after those changes and with the runs below made odd (25.9 us
+// a call with the marks): plan 7.0 us (p10-p90 5.3-8.3), pieces 2.9, units 0.7, loads 3.4,
+// tickets and the block's combine 3.6, finishing 1.4, the last block's combine 0.7. The plan
+// is bounded by what an SM reads from L2: two blocks of 80 KB of list each. One block of
+// 1,024 threads per SM halves that (5,000 arrays: 24.2 -> 22.6 us a call) but costs every
+// list about 3 us more of fixed time (one array: 8.6 -> 11.4 us; GPT-2 small's 175.1 ->
+// 178.3 us), so it was not kept.
 template <int Threads, typename Entry>
 WARPFOLD_DEVICE void plan_in_block(const Entry* list, std::int64_t A, std::int64_t G, std::int64_t b,
                                    std::int64_t* prefix, std::int64_t* status, std::int64_t& first_array) {
@@ -86,7 +97,9 @@ WARPFOLD_DEVICE void plan_in_block(const Entry* list, std::int64_t A, std::int64
   if (own_invalid != ~0ull) atomicMin(&first_invalid, own_invalid);
   __syncthreads();
   // Each thread a run of consecutive arrays: its sum, one block scan, then its starts.
-  const std::int64_t per_thread = (A + Threads - 1) / Threads;
+  // Odd, so that the threads of a warp read their runs' 8-byte words from different banks (a
+  // run of 16 put every thread of a warp on one bank: 8,000 arrays took twice as long).
+  const std::int64_t per_thread = ((A + Threads - 1) / Threads) | 1;
   const std::int64_t run_begin = threadIdx.x * per_thread < A ? threadIdx.x * per_thread : A;
   const std::int64_t run_end = run_begin + per_thread < A ? run_begin + per_thread : A;
   long long own = 0;
@@ -119,53 +132,133 @@ WARPFOLD_DEVICE void plan_in_block(const Entry* list, std::int64_t A, std::int64
   __syncthreads();
 }
 
+// The plan of a longer list, by one block, a tile of plan_tile arrays at a time. Each thread
+// issues the loads of its plan_loads entries of a tile before it looks at any, so a tile is one
+// round trip to memory; the sizes are then scanned in runs of plan_loads per thread.
+// - A list of one tile is read once.
+// - A longer list is read twice: first for its total (where each block's range starts depends
+//   on it), then tile by tile for the starts and the last block of each array.
+// Each array costs one division (its last block), read back from shared memory by its
+// successor. H100, 2026-11-25, per-array L2 norms of 20,000 arrays of up to 1,024 floats, a
+// call: 64.5 us with the plan before (tiles of 1,024, four divisions an array, the starts read
+// back from global memory); 57 us in one pass of 8,192-array tiles with its 1,024 threads
+// spilling registers, 73 us reading the list twice that way; 54.5 us as here.
+inline constexpr int plan_loads = 16;
+inline constexpr int plan_tile = plan_block * plan_loads;
+// Thread t's run of plan_loads sizes is at t * (plan_loads + 1): an odd stride in 8-byte words,
+// so that a warp's threads read their runs from different banks.
+inline constexpr int plan_stride = plan_loads + 1;
+inline constexpr int plan_tile_words = plan_block * plan_stride;
+inline constexpr std::size_t plan_shared_bytes = sizeof(long long) * plan_tile_words + sizeof(int) * plan_tile;
+WARPFOLD_HOST_DEVICE constexpr int plan_word(int i) { return i / plan_loads * plan_stride + i % plan_loads; }
+
+// Loads a tile's entries (arrays base, base + plan_block, ... for this thread), keeps the
+// thread's first invalid one, and returns their element counts' sum; with `tile`, also puts the
+// counts there.
+template <typename Entry>
+WARPFOLD_DEVICE long long load_plan_tile(const Entry* list, std::int64_t A, std::int64_t base, long long* tile,
+                                         unsigned long long& own_invalid) {
+  Entry entries[plan_loads];
+#pragma unroll
+  for (int u = 0; u < plan_loads; ++u) {
+    const std::int64_t a = base + u * plan_block + threadIdx.x;
+    if (a < A) entries[u] = list[a];
+  }
+  long long sum = 0;
+#pragma unroll
+  for (int u = 0; u < plan_loads; ++u) {
+    const std::int64_t a = base + u * plan_block + threadIdx.x;
+    long long size = 0;
+    if (a < A) {
+      if (invalid_entry(entries[u]) && own_invalid == ~0ull) own_invalid = static_cast<unsigned long long>(a);
+      size = counted_elements(entries[u]);
+    }
+    sum += size;
+    if (tile != nullptr) tile[plan_word(u * plan_block + threadIdx.x)] = size;
+  }
+  return sum;
+}
+
 template <typename Entry>
 __global__ void __launch_bounds__(plan_block)
     plan_kernel(const Entry* list, layout l, unsigned char* partials, std::int64_t* status) {
-  using scan = cub::BlockScan<long long, plan_block>;
+  using scan = cub::BlockScan<long long, plan_block, cub::BLOCK_SCAN_WARP_SCANS>;
   __shared__ typename scan::TempStorage scan_storage;
-  __shared__ long long carry;
   __shared__ unsigned long long first_invalid;
+  __shared__ int last_block_before;  // the last block of the array before the tile
+  extern __shared__ long long tile[];  // plan_tile_words: a tile's sizes, then their starts
+  int* last_blocks = reinterpret_cast<int*>(tile + plan_tile_words);  // plan_tile: the tile's last blocks
   blocks::wait_for_prior_kernels();
+  // The reduction kernel may set up now: it waits for this kernel's end before it reads.
+  blocks::allow_dependent_launch();
   auto* prefix = reinterpret_cast<std::int64_t*>(partials + l.prefix_offset);
   auto* first_array = reinterpret_cast<std::int64_t*>(partials + l.first_array_offset);
   const std::int64_t A = l.arrays, G = l.blocks;
-  if (threadIdx.x == 0) {
-    carry = 0;
-    first_invalid = ~0ull;
+  if (threadIdx.x == 0) first_invalid = ~0ull;
+  // Blocks that no array reaches (possible only when there are no elements) keep A: no pieces.
+  for (std::int64_t b = threadIdx.x; b < G; b += plan_block) first_array[b] = A;
+  unsigned long long own_invalid = ~0ull;
+  long long n = 0;  // elements in the list
+  if (A > plan_tile) {
+    long long own = 0;
+    for (std::int64_t base = 0; base < A; base += plan_tile) own += load_plan_tile(list, A, base, nullptr, own_invalid);
+    long long unused;
+    scan(scan_storage).ExclusiveSum(own, unused, n);
+    __syncthreads();  // the scan's storage is free again
   }
-  __syncthreads();
-  for (std::int64_t base = 0; base < A; base += plan_block) {
-    const std::int64_t a = base + threadIdx.x;
-    long long size = 0;
-    if (a < A) {
-      const Entry entry = list[a];
-      if (invalid_entry(entry)) atomicMin(&first_invalid, static_cast<unsigned long long>(a));
-      size = counted_elements(entry);
+  long long carry = 0;
+  for (std::int64_t base = 0; base < A; base += plan_tile) {
+    load_plan_tile(list, A, base, tile, own_invalid);
+    __syncthreads();
+    long long own = 0;
+#pragma unroll
+    for (int k = 0; k < plan_loads; ++k) own += tile[threadIdx.x * plan_stride + k];
+    long long start, tile_total;
+    scan(scan_storage).ExclusiveSum(own, start, tile_total);
+    start += carry;
+#pragma unroll
+    for (int k = 0; k < plan_loads; ++k) {
+      const long long size = tile[threadIdx.x * plan_stride + k];
+      tile[threadIdx.x * plan_stride + k] = start;
+      start += size;
     }
-    long long before, tile_total;
-    scan(scan_storage).ExclusiveSum(size, before, tile_total);
-    if (a < A) prefix[a] = carry + before;
-    __syncthreads();  // everyone has read carry
-    if (threadIdx.x == 0) carry += tile_total;
+    if (A <= plan_tile) n = tile_total;
+    __syncthreads();
+    // Each array's start, and its last block (one division an array: computing both ends of
+    // an array and of the one before, four, took 13 us per tile of 8,192 arrays).
+    const std::int64_t tile_end = base + plan_tile < A ? base + plan_tile : A;
+#pragma unroll 1
+    for (int u = 0; u < plan_loads; ++u) {
+      const std::int64_t a = base + u * plan_block + threadIdx.x;
+      if (a >= A) break;
+      const long long first = tile[plan_word(static_cast<int>(a - base))];
+      const long long end = a + 1 == tile_end ? carry + tile_total : tile[plan_word(static_cast<int>(a + 1 - base))];
+      prefix[a] = first;
+      last_blocks[a - base] = static_cast<int>(last_block_of(first, end, n, G));
+    }
+    __syncthreads();
+    // first_array[b] = the first array whose last block is b or later: array a is that array
+    // for the blocks after the last block of array a - 1, up to its own.
+#pragma unroll 1
+    for (int u = 0; u < plan_loads; ++u) {
+      const std::int64_t a = base + u * plan_block + threadIdx.x;
+      if (a >= A) break;
+      const int last = last_blocks[a - base];
+      const int previous_last = a == 0 ? -1 : a == base ? last_block_before : last_blocks[a - 1 - base];
+      for (int b = previous_last + 1; b <= last; ++b) first_array[b] = a;
+    }
+    carry += tile_total;
+    __syncthreads();  // everyone has read the tile and last_block_before
+    if (threadIdx.x == 0) last_block_before = last_blocks[tile_end - 1 - base];
     __syncthreads();
   }
-  const bool invalid = first_invalid != ~0ull;
-  const std::int64_t n = carry;
+  if (own_invalid != ~0ull) atomicMin(&first_invalid, own_invalid);
+  __syncthreads();
   if (threadIdx.x == 0) {
+    const bool invalid = first_invalid != ~0ull;
     prefix[A] = invalid ? -1 : n;
     if (status != nullptr) *status = invalid ? static_cast<std::int64_t>(first_invalid) : -1;
   }
-  // first_array[b] = the first array whose last block is b or later. Blocks that no array
-  // reaches (possible only when there are no elements) get A: no pieces.
-  for (std::int64_t b = threadIdx.x; b < G; b += plan_block) first_array[b] = A;
-  __syncthreads();  // prefix is complete and visible to the block
-  for (std::int64_t a = threadIdx.x; a < A && !invalid; a += plan_block) {
-    const std::int64_t last = blocks_of(prefix[a], prefix[a + 1], n, G).last;
-    const std::int64_t previous_last = a == 0 ? -1 : blocks_of(prefix[a - 1], prefix[a], n, G).last;
-    for (std::int64_t b = previous_last + 1; b <= last; ++b) first_array[b] = a;
-  }
-  blocks::allow_dependent_launch();
 }
 
 }  // namespace warpfold::many

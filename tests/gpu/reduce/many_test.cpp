@@ -61,8 +61,8 @@ std::vector<std::int64_t> list_sizes(const std::string& kind, std::uint64_t seed
   } else if (kind == "small") {
     const int count = quick ? 300 : 5000;
     for (int i = 0; i < count; ++i) sizes.push_back(1 + static_cast<std::int64_t>(random() % 2000));
-  } else if (kind == "long") {  // more arrays than a block plans itself (many/plan_kernel.cuh)
-    for (std::int64_t i = 0; i < warpfold::many::block_plan_max_arrays + 808; ++i)
+  } else if (kind == "long") {  // more arrays than a block plans itself: three of the plan kernel's tiles
+    for (std::int64_t i = 0; i < 2 * warpfold::many::block_plan_max_arrays + 808; ++i)
       sizes.push_back(static_cast<std::int64_t>(random() % 40));
     sizes.push_back(quick ? 20000 : 1000003);
   } else {  // mix
@@ -126,6 +126,13 @@ many_results<T> run_many(const std::vector<warpfold::array_ref<T>>& list) {
   run([](auto&&... a) { warpfold::sum_many<T>(a...); }, r.sum, r.sum_all);
   run([](auto&&... a) { warpfold::max_many<T>(a...); }, r.max, r.max_all);
   run([](auto&&... a) { warpfold::mean_many<T>(a...); }, r.mean, r.mean_all);
+  // The combined result alone (no per-array output): the same bits.
+  R<T> l2_alone;
+  WARPFOLD_TEST_CUDA(cudaMemset(all.data(), 0xA5, all.bytes()));
+  warpfold::norm_l2_many<T>(list, nullptr, all.data(), nullptr);
+  WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
+  copy_to_host(&l2_alone, all.data(), 1);
+  EXPECT_EQ(std::memcmp(&l2_alone, &r.l2_all, sizeof(R<T>)), 0) << "norm_l2 without per-array results";
   warpfold::var_mean_many<T>(list, per_vm.data(), all_vm.data(), nullptr);
   WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
   r.vm = download(per_vm.data(), A);
