@@ -103,8 +103,8 @@ void many_into(const Stat& stat, const many_entry_t<Stat, T>* d_list, const many
       list = copy;
     }
     if (!plans_in_block)
-      blocks::launch_dependent_shaped(many::plan_kernel<Entry>, 1, many::plan_block, 0u, many::plan_shared_bytes, stream,
-                                      list, layout, view.partials, d_status);
+      blocks::launch_dependent_shaped(many::plan_kernel<Entry>, many::plan_cluster, many::plan_block, many::plan_cluster,
+                                      many::plan_shared_bytes, stream, list, layout, view.partials, d_status);
     blocks::launch_dependent_shaped(kernel, static_cast<unsigned>(grid), many::many_block, 0u, plan_bytes, stream, list, layout,
                                     stat, d_per_array, d_combined, d_status, view);
   });

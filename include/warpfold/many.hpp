@@ -5,8 +5,9 @@
 //   std::vector<warpfold::array_ref<float>> grads = ...;            // {pointer, size} each
 //   warpfold::norm_l2_many(grads, d_norms, d_global_norm, stream);
 //
-// One launch for lists of up to 8192 arrays (each block plans its own share), two for longer
-// ones (a one-block plan, then the reduction: many/), and the same bits run to run on one GPU. Either output may be null (not both).
+// One launch for lists of up to 4096 arrays (each block plans its own share), two for longer
+// ones (a plan by one cluster of blocks, then the reduction: many/), and the same bits run to
+// run on one GPU. Either output may be null (not both).
 //
 // Two forms of each:
 // - host list (std::vector): checked here (negative size, null data with size > 0, host

@@ -46,13 +46,14 @@ template <typename T>
 WARPFOLD_HOST_DEVICE bool lacks_data(const array_pair_ref<T>& e) { return e.x == nullptr || e.y == nullptr; }
 
 // Lists of up to this many arrays are planned by every block of the reduction kernel for
-// itself (many/plan_kernel.cuh: plan_in_block). What it costs: each block reads the list's
-// sizes (16 or 24 bytes an array, from L2 after the first block) and scans them, and keeps 8
-// bytes an array of shared memory; 8192 arrays take 64 KB, so two blocks of the reduction
-// kernel (under 40 KB of their own) still share an SM. Against the plan kernel's extra launch
-// (H100, 2026-11-25, per-array L2 norms, a call): 2,000 arrays 18.2 us planned in each block
-// and 20.0 with the plan kernel, 5,000 arrays 24.2 and 25.1, 8,000 arrays 25.8 and 28.4.
-inline constexpr std::int64_t block_plan_max_arrays = 8192;
+// itself (many/plan_kernel.cuh: plan_in_block); longer ones by the plan kernel first. Each
+// block's own plan costs in proportion to the list: every block reads the list's entries (16
+// or 24 bytes an array, from L2 after the first block; an SM reads two blocks' worth) and
+// scans them, and keeps 8 bytes an array of shared memory. The plan kernel costs a launch
+// more, and little per array. H100, 2026-11-25, per-array L2 norms, a call, planned in each
+// block against by the plan kernel: 2,000 arrays 18.2 and 20.9 us, 3,000 arrays of up to 64
+// elements 17.5 and 19.3, 5,000 arrays 24.0 and 23.9, 8,000 arrays 25.8 and 23.8.
+inline constexpr std::int64_t block_plan_max_arrays = 4096;
 
 // Where the launch keeps its plan and partial results in scratch memory, as element offsets
 // into the partials area (device/scratch.hpp), and its shape.

@@ -2,15 +2,16 @@
 // sequence of all elements, and the first array of each block, after checking the list.
 // - Lists of up to block_plan_max_arrays: every block of the reduction kernel makes the plan
 //   itself (plan_in_block), into shared memory. The call is then one kernel, and no block
-//   waits on a single block that reads the list tile by tile.
-// - Longer lists: a kernel of its own (plan_kernel), one block that reads the list and writes
-//   the plan to scratch memory, where every block of the reduction kernel could not afford to
-//   read all of it. The extra kernel costs about 4 us a call (H100, 2026-11-25: a list of one
-//   array, 8.6 us a call planned in each block, 12.4 us with the plan kernel), which is why
-//   the lists up to block_plan_max_arrays plan in every block even though each block then
-//   reads the whole list.
+//   waits on another.
+// - Longer lists: a kernel of its own (plan_kernel), one cluster of blocks on as many SMs that
+//   share the reading of the list and write the plan to scratch memory, where every block of
+//   the reduction kernel could not afford to read all of it. The extra launch costs 4-7 us
+//   a call (H100, 2026-11-25: a list of one array, 8.6 us a call planned in each block, 12.4
+//   us with a one-block plan kernel, 15.5 us with the cluster), which is why the shorter
+//   lists plan in every block even though each block then reads the whole list.
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 
 #include <cstdint>
@@ -132,17 +133,16 @@ WARPFOLD_DEVICE void plan_in_block(const Entry* list, std::int64_t A, std::int64
   __syncthreads();
 }
 
-// The plan of a longer list, by one block, a tile of plan_tile arrays at a time. Each thread
+// The plan kernel's blocks read their arrays a tile of plan_tile arrays at a time. Each thread
 // issues the loads of its plan_loads entries of a tile before it looks at any, so a tile is one
-// round trip to memory; the sizes are then scanned in runs of plan_loads per thread.
-// - A list of one tile is read once.
-// - A longer list is read twice: first for its total (where each block's range starts depends
-//   on it), then tile by tile for the starts and the last block of each array.
-// Each array costs one division (its last block), read back from shared memory by its
-// successor. H100, 2026-11-25, per-array L2 norms of 20,000 arrays of up to 1,024 floats, a
-// call: 64.5 us with the plan before (tiles of 1,024, four divisions an array, the starts read
-// back from global memory); 57 us in one pass of 8,192-array tiles with its 1,024 threads
-// spilling registers, 73 us reading the list twice that way; 54.5 us as here.
+// round trip to memory; the sizes are then scanned in runs of plan_loads per thread. A block
+// whose arrays span tiles reads them twice: first for their total (where each block's range
+// starts depends on all of them), then tile by tile for the starts and the last block of each
+// array. Each array costs one division (its last block), read back from shared memory by its
+// successor. H100, 2026-11-25, per-array L2 norms, a call, 20,000 arrays of up to 1,024 floats
+// and 60,000 of up to 256: 64.5 and 163 us with the plan before (one block, tiles of 1,024,
+// four divisions an array, the starts read back from global memory); 54.5 and 126 us with one
+// block as here; 28.8 and 44.2 us with the cluster of eight.
 inline constexpr int plan_loads = 16;
 inline constexpr int plan_tile = plan_block * plan_loads;
 // Thread t's run of plan_loads sizes is at t * (plan_loads + 1): an odd stride in 8-byte words,
@@ -152,24 +152,24 @@ inline constexpr int plan_tile_words = plan_block * plan_stride;
 inline constexpr std::size_t plan_shared_bytes = sizeof(long long) * plan_tile_words + sizeof(int) * plan_tile;
 WARPFOLD_HOST_DEVICE constexpr int plan_word(int i) { return i / plan_loads * plan_stride + i % plan_loads; }
 
-// Loads a tile's entries (arrays base, base + plan_block, ... for this thread), keeps the
-// thread's first invalid one, and returns their element counts' sum; with `tile`, also puts the
-// counts there.
+// Loads a tile's entries (arrays base, base + plan_block, ... below `end` for this thread),
+// keeps the thread's first invalid one, and returns their element counts' sum; with `tile`,
+// also puts the counts there.
 template <typename Entry>
-WARPFOLD_DEVICE long long load_plan_tile(const Entry* list, std::int64_t A, std::int64_t base, long long* tile,
+WARPFOLD_DEVICE long long load_plan_tile(const Entry* list, std::int64_t end, std::int64_t base, long long* tile,
                                          unsigned long long& own_invalid) {
   Entry entries[plan_loads];
 #pragma unroll
   for (int u = 0; u < plan_loads; ++u) {
     const std::int64_t a = base + u * plan_block + threadIdx.x;
-    if (a < A) entries[u] = list[a];
+    if (a < end) entries[u] = list[a];
   }
   long long sum = 0;
 #pragma unroll
   for (int u = 0; u < plan_loads; ++u) {
     const std::int64_t a = base + u * plan_block + threadIdx.x;
     long long size = 0;
-    if (a < A) {
+    if (a < end) {
       if (invalid_entry(entries[u]) && own_invalid == ~0ull) own_invalid = static_cast<unsigned long long>(a);
       size = counted_elements(entries[u]);
     }
@@ -179,42 +179,87 @@ WARPFOLD_DEVICE long long load_plan_tile(const Entry* list, std::int64_t A, std:
   return sum;
 }
 
+// The plan kernel is one cluster of plan_cluster blocks, each on its own SM: block r plans
+// arrays [r A / R, (r + 1) A / R), so the list is read by R SMs at once, and the blocks learn
+// each other's totals through distributed shared memory, with the cluster's barrier.
+inline constexpr int plan_cluster = 8;  // the largest portable cluster
+
 template <typename Entry>
 __global__ void __launch_bounds__(plan_block)
     plan_kernel(const Entry* list, layout l, unsigned char* partials, std::int64_t* status) {
+  namespace cg = cooperative_groups;
   using scan = cub::BlockScan<long long, plan_block, cub::BLOCK_SCAN_WARP_SCANS>;
   __shared__ typename scan::TempStorage scan_storage;
-  __shared__ unsigned long long first_invalid;
+  __shared__ unsigned long long first_invalid;  // of this block's arrays
+  __shared__ long long range_elements;          // in this block's arrays
+  __shared__ long long range_start;             // the position of this block's first array
+  __shared__ long long list_elements;
+  __shared__ unsigned long long list_invalid;
   __shared__ int last_block_before;  // the last block of the array before the tile
   extern __shared__ long long tile[];  // plan_tile_words: a tile's sizes, then their starts
   int* last_blocks = reinterpret_cast<int*>(tile + plan_tile_words);  // plan_tile: the tile's last blocks
+  const cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank()), ranks = static_cast<int>(cluster.num_blocks());
   blocks::wait_for_prior_kernels();
   // The reduction kernel may set up now: it waits for this kernel's end before it reads.
   blocks::allow_dependent_launch();
   auto* prefix = reinterpret_cast<std::int64_t*>(partials + l.prefix_offset);
   auto* first_array = reinterpret_cast<std::int64_t*>(partials + l.first_array_offset);
   const std::int64_t A = l.arrays, G = l.blocks;
+  const std::int64_t begin = A * rank / ranks, end = A * (rank + 1) / ranks;
   if (threadIdx.x == 0) first_invalid = ~0ull;
   // Blocks that no array reaches (possible only when there are no elements) keep A: no pieces.
-  for (std::int64_t b = threadIdx.x; b < G; b += plan_block) first_array[b] = A;
+  // (Before the cluster's barrier below: the arrays' own writes come after it.)
+  for (std::int64_t b = std::int64_t{rank} * plan_block + threadIdx.x; b < G; b += std::int64_t{ranks} * plan_block)
+    first_array[b] = A;
+  // 1. This block's total, and its first invalid array.
   unsigned long long own_invalid = ~0ull;
-  long long n = 0;  // elements in the list
-  if (A > plan_tile) {
-    long long own = 0;
-    for (std::int64_t base = 0; base < A; base += plan_tile) own += load_plan_tile(list, A, base, nullptr, own_invalid);
-    long long unused;
-    scan(scan_storage).ExclusiveSum(own, unused, n);
-    __syncthreads();  // the scan's storage is free again
-  }
-  long long carry = 0;
-  for (std::int64_t base = 0; base < A; base += plan_tile) {
-    load_plan_tile(list, A, base, tile, own_invalid);
-    __syncthreads();
-    long long own = 0;
+  long long own = 0;
+  for (std::int64_t base = begin; base < end; base += plan_tile) own += load_plan_tile(list, end, base, nullptr, own_invalid);
+  __syncthreads();  // first_invalid is set
+  if (own_invalid != ~0ull) atomicMin(&first_invalid, own_invalid);
+  long long unused, total;
+  scan(scan_storage).ExclusiveSum(own, unused, total);
+  if (threadIdx.x == 0) range_elements = total;
+  cluster.sync();
+  // 2. Everyone's totals: where this block's arrays start, how many elements in all, and the
+  //    list's first invalid array.
+  if (threadIdx.x < blocks::warp_size) {
+    const int r = static_cast<int>(threadIdx.x);
+    const long long elements = r < ranks ? *cluster.map_shared_rank(&range_elements, r) : 0;
+    const unsigned long long invalid = r < ranks ? *cluster.map_shared_rank(&first_invalid, r) : ~0ull;
+    long long before = r < rank ? elements : 0, all = elements;
+    unsigned long long first = invalid;
 #pragma unroll
-    for (int k = 0; k < plan_loads; ++k) own += tile[threadIdx.x * plan_stride + k];
+    for (int delta = blocks::warp_size / 2; delta > 0; delta /= 2) {
+      before += __shfl_xor_sync(blocks::full_warp_mask, before, delta);
+      all += __shfl_xor_sync(blocks::full_warp_mask, all, delta);
+      const unsigned long long other = __shfl_xor_sync(blocks::full_warp_mask, first, delta);
+      first = other < first ? other : first;
+    }
+    if (r == 0) {
+      range_start = before;
+      list_elements = all;
+      list_invalid = first;
+    }
+  }
+  cluster.sync();  // no block reads another's shared memory after this
+  const long long n = list_elements;
+  // The last block of the array before this block's first: from that array's size.
+  if (threadIdx.x == 0)
+    last_block_before = begin == 0 || begin == end
+                            ? -1
+                            : static_cast<int>(last_block_of(range_start - counted_elements(list[begin - 1]), range_start, n, G));
+  // 3. Tile by tile: the starts, and the last block of each array.
+  long long carry = range_start;
+  for (std::int64_t base = begin; base < end; base += plan_tile) {
+    load_plan_tile(list, end, base, tile, own_invalid);
+    __syncthreads();
+    long long own_run = 0;
+#pragma unroll
+    for (int k = 0; k < plan_loads; ++k) own_run += tile[threadIdx.x * plan_stride + k];
     long long start, tile_total;
-    scan(scan_storage).ExclusiveSum(own, start, tile_total);
+    scan(scan_storage).ExclusiveSum(own_run, start, tile_total);
     start += carry;
 #pragma unroll
     for (int k = 0; k < plan_loads; ++k) {
@@ -222,19 +267,18 @@ __global__ void __launch_bounds__(plan_block)
       tile[threadIdx.x * plan_stride + k] = start;
       start += size;
     }
-    if (A <= plan_tile) n = tile_total;
     __syncthreads();
-    // Each array's start, and its last block (one division an array: computing both ends of
-    // an array and of the one before, four, took 13 us per tile of 8,192 arrays).
-    const std::int64_t tile_end = base + plan_tile < A ? base + plan_tile : A;
+    // Each array's start, and its last block: one division an array (computing both ends of an
+    // array and of the one before, four, took 13 us per tile of 8,192 arrays).
+    const std::int64_t tile_end = base + plan_tile < end ? base + plan_tile : end;
 #pragma unroll 1
     for (int u = 0; u < plan_loads; ++u) {
       const std::int64_t a = base + u * plan_block + threadIdx.x;
-      if (a >= A) break;
+      if (a >= tile_end) break;
       const long long first = tile[plan_word(static_cast<int>(a - base))];
-      const long long end = a + 1 == tile_end ? carry + tile_total : tile[plan_word(static_cast<int>(a + 1 - base))];
+      const long long last = a + 1 == tile_end ? carry + tile_total : tile[plan_word(static_cast<int>(a + 1 - base))];
       prefix[a] = first;
-      last_blocks[a - base] = static_cast<int>(last_block_of(first, end, n, G));
+      last_blocks[a - base] = static_cast<int>(last_block_of(first, last, n, G));
     }
     __syncthreads();
     // first_array[b] = the first array whose last block is b or later: array a is that array
@@ -242,9 +286,9 @@ __global__ void __launch_bounds__(plan_block)
 #pragma unroll 1
     for (int u = 0; u < plan_loads; ++u) {
       const std::int64_t a = base + u * plan_block + threadIdx.x;
-      if (a >= A) break;
+      if (a >= tile_end) break;
       const int last = last_blocks[a - base];
-      const int previous_last = a == 0 ? -1 : a == base ? last_block_before : last_blocks[a - 1 - base];
+      const int previous_last = a == base ? last_block_before : last_blocks[a - 1 - base];
       for (int b = previous_last + 1; b <= last; ++b) first_array[b] = a;
     }
     carry += tile_total;
@@ -252,12 +296,10 @@ __global__ void __launch_bounds__(plan_block)
     if (threadIdx.x == 0) last_block_before = last_blocks[tile_end - 1 - base];
     __syncthreads();
   }
-  if (own_invalid != ~0ull) atomicMin(&first_invalid, own_invalid);
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    const bool invalid = first_invalid != ~0ull;
+  if (rank == 0 && threadIdx.x == 0) {
+    const bool invalid = list_invalid != ~0ull;
     prefix[A] = invalid ? -1 : n;
-    if (status != nullptr) *status = invalid ? static_cast<std::int64_t>(first_invalid) : -1;
+    if (status != nullptr) *status = invalid ? static_cast<std::int64_t>(list_invalid) : -1;
   }
 }
 
