@@ -22,6 +22,8 @@
 // The last block to leave resets the list's counters (zero at rest: device/scratch.hpp).
 #pragma once
 
+#include <cuda/atomic>
+
 #include <cstdint>
 
 #include "warpfold/blocks/block_reduce.cuh"
@@ -254,7 +256,17 @@ template <typename T, typename Acc, typename Op, typename ToAcc>
 WARPFOLD_DEVICE void fold_listed_chunk(const T* in, const segment_list<Acc>& list, unsigned int j, std::int64_t slot,
                                        Acc* out, Op op, ToAcc to_acc) {
   const int lane = threadIdx.x % blocks::warp_size;
-  const listed_segment e = blocks::load_from_other_blocks(list.entries + j);
+  // Lane 0 read the chunk's owner with acquire order (help_with_listed_segments), so its own
+  // read of the entry is ordered after it; the other lanes get the entry from lane 0, with no
+  // fence of their own.
+  listed_segment e{};
+  if (lane == 0) e = blocks::load_from_other_blocks(list.entries + j);
+  e.segment = __shfl_sync(blocks::full_warp_mask, e.segment, 0);
+  e.begin = __shfl_sync(blocks::full_warp_mask, e.begin, 0);
+  e.length = __shfl_sync(blocks::full_warp_mask, e.length, 0);
+  e.chunk_items = __shfl_sync(blocks::full_warp_mask, e.chunk_items, 0);
+  e.chunks = __shfl_sync(blocks::full_warp_mask, e.chunks, 0);
+  e.first_slot = __shfl_sync(blocks::full_warp_mask, e.first_slot, 0);
   const std::int64_t chunk = slot - e.first_slot;
   const std::int64_t first = chunk * e.chunk_items;
   const std::int64_t items = e.length - first < e.chunk_items ? e.length - first : e.chunk_items;
@@ -293,14 +305,24 @@ WARPFOLD_DEVICE void help_with_listed_segments(const T* in, const segments_shape
   if (lane == 0) claim = atomicAdd(list.work_cursor, 1u);
   for (;;) {
     unsigned int owner = 0;  // 0: nothing left
-    if (lane == 0) {
+    // Most claims find their owner already written (every batch scanned, the list complete):
+    // one acquiring load then says so, where the waiting loop below costs two more round trips
+    // and a fence before it even reads the owner.
+    if (lane == 0 && claim < list.slot_capacity) {
+      owner = cuda::atomic_ref<unsigned int, cuda::thread_scope_device>(list.owner[claim]).load(cuda::memory_order_acquire);
+      if (owner == skipped_slot) owner = 0;
+    }
+    if (lane == 0 && owner == 0) {
       for (unsigned int sleep_ns = 32;; sleep_ns = sleep_ns < 1024 ? 2 * sleep_ns : sleep_ns) {
         if (claim >= list.slot_capacity) break;  // no listed segment reaches so far
         const bool all_scanned = volatile_load(list.scanned) == static_cast<unsigned long long>(shape.segments);
         __threadfence();  // every segment counted as scanned is allocated by now
         if (claim < list.work_allocated()) {
           while ((owner = volatile_load(list.owner + claim)) == 0u) __nanosleep(32);
-          if (owner != skipped_slot) break;
+          if (owner != skipped_slot) {
+            __threadfence();  // the owner before its entry, as the acquiring load above does
+            break;
+          }
           owner = 0;
           claim = atomicAdd(list.work_cursor, 1u);
           continue;
@@ -313,7 +335,6 @@ WARPFOLD_DEVICE void help_with_listed_segments(const T* in, const segments_shape
     const unsigned int slot = __shfl_sync(blocks::full_warp_mask, claim, 0);
     if (owner == 0) return;
     if (lane == 0) claim = atomicAdd(list.work_cursor, 1u);  // the next, while this one is read
-    __threadfence();
     fold_listed_chunk(in, list, owner - 1, slot, out, op, to_acc);
   }
 }
