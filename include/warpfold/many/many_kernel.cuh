@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(many_block, many_min_blocks_per_sm<Stat>)
   const Op op{};
   const detail::statistic_element<Stat> to_acc{stat};
   __shared__ piece<T> pieces[many_block];
-  // Step 2's partial results: (piece i, warp w) at i + w, then piece i's result at i.
+  // Step 2's partial results: (piece i, warp w) at i + w.
   __shared__ Acc values[many_block + many_warps];
   __shared__ std::int64_t unit_start[many_block + 1];  // piece i's first unit; then the total
   using unit_scan = cub::BlockScan<long long, many_block, cub::BLOCK_SCAN_WARP_SCANS>;
