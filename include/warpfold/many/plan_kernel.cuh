@@ -136,9 +136,9 @@ WARPFOLD_DEVICE void plan_in_block(const Entry* list, std::int64_t A, std::int64
 // The plan kernel's blocks read their arrays a tile of plan_tile arrays at a time. Each thread
 // issues the loads of its plan_loads entries of a tile before it looks at any, so a tile is one
 // round trip to memory; the sizes are then scanned in runs of plan_loads per thread. A block
-// whose arrays span tiles reads them twice: first for their total (where each block's range
-// starts depends on all of them), then tile by tile for the starts and the last block of each
-// array. Each array costs one division (its last block), read back from shared memory by its
+// needs its arrays' total first (where each block's range starts depends on all of them), then
+// the starts and the last block of each array: arrays of one tile are read once, more are read
+// twice, tile by tile. Each array costs one division (its last block), read back from shared memory by its
 // successor. H100, 2026-11-25, per-array L2 norms, a call, 20,000 arrays of up to 1,024 floats
 // and 60,000 of up to 256: 64.5 and 163 us with the plan before (one block, tiles of 1,024,
 // four divisions an array, the starts read back from global memory); 54.5 and 126 us with one
@@ -215,7 +215,10 @@ __global__ void __launch_bounds__(plan_block)
   // 1. This block's total, and its first invalid array.
   unsigned long long own_invalid = ~0ull;
   long long own = 0;
-  for (std::int64_t base = begin; base < end; base += plan_tile) own += load_plan_tile(list, end, base, nullptr, own_invalid);
+  // Arrays of one tile keep their sizes from this read for step 3; more are read again there.
+  const bool one_tile = end - begin <= plan_tile;
+  for (std::int64_t base = begin; base < end; base += plan_tile)
+    own += load_plan_tile(list, end, base, one_tile ? tile : nullptr, own_invalid);
   __syncthreads();  // first_invalid is set
   if (own_invalid != ~0ull) atomicMin(&first_invalid, own_invalid);
   long long unused, total;
@@ -253,7 +256,7 @@ __global__ void __launch_bounds__(plan_block)
   // 3. Tile by tile: the starts, and the last block of each array.
   long long carry = range_start;
   for (std::int64_t base = begin; base < end; base += plan_tile) {
-    load_plan_tile(list, end, base, tile, own_invalid);
+    if (!one_tile) load_plan_tile(list, end, base, tile, own_invalid);
     __syncthreads();
     long long own_run = 0;
 #pragma unroll
