@@ -26,21 +26,18 @@ template <typename T>
 constexpr int word_count = digit_count<T> + sum_modes::exact_flag_words;
 
 // One warp: the ranks' summed digits (each digit now below ranks * 2^30, so no 64-bit word
-// can overflow before 2^33 ranks), normalized, and the flags that any rank saw; rounded once.
+// can overflow before 2^33 ranks) and the flags that any rank saw, rounded once.
 template <typename T, typename Out>
 __global__ void round_summed_digits(const sum_modes::exact_digit_words* words, Out* out) {
   constexpr int D = digit_count<T>;
   __shared__ long long digits[D];
   for (int i = threadIdx.x; i < D; i += blockDim.x) digits[i] = words[i].word;
   __syncwarp();
-  sum_modes::warp_normalize<D>(digits);
-  __syncwarp();
-  if (threadIdx.x == 0) {
-    unsigned flags = 0;
-    for (int b = 0; b < sum_modes::exact_flag_words; ++b)
-      if (words[D + b].word != 0) flags |= 1u << b;
-    *out = sum_modes::round_to_nearest<Out, sum_modes::superaccumulator_format<T>::lowest, D>(digits, flags);
-  }
+  unsigned flags = 0;
+  for (int b = 0; b < sum_modes::exact_flag_words; ++b)
+    if (words[D + b].word != 0) flags |= 1u << b;
+  const Out value = sum_modes::warp_round_to_nearest<Out, sum_modes::superaccumulator_format<T>::lowest, D>(digits, flags);
+  if (threadIdx.x == 0) *out = value;
 }
 
 template <typename T>

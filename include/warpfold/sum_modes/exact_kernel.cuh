@@ -1,7 +1,9 @@
 // The exact sum: every block adds its share into a superaccumulator in shared memory
-// (superaccumulator.cuh), mostly through the warps' folds (window_accumulator.cuh); the last
-// block to arrive adds up the blocks' digits and rounds once. One launch; a grid of one block
-// needs no scratch.
+// (superaccumulator.cuh), mostly through the warps' folds (window_accumulator.cuh); then one
+// block adds up the blocks' digits and rounds once: block 0 of a grid that is one cluster,
+// which the others hand their digits through distributed shared memory, or else the last
+// block to arrive, which reads them from scratch. One launch; a grid of one block or one
+// cluster needs no scratch.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -10,6 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "warpfold/blocks/cluster_finish.cuh"
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/finish.cuh"
 #include "warpfold/blocks/load.cuh"
@@ -122,17 +125,34 @@ WARPFOLD_DEVICE void accumulate_exact(const T* in, std::int64_t n, std::int64_t 
 struct exact_digit_words {
   long long word;
 };
+// Called by every lane of one warp, on digits that need not be normalized; lane 0 stores.
 template <typename T, typename Out>
 WARPFOLD_DEVICE void store_exact(Out* out, long long* digits, unsigned flags) {
   using format = superaccumulator_format<T>;
-  *out = round_to_nearest<Out, format::lowest, format::digits>(digits, flags);
+  const Out value = warp_round_to_nearest<Out, format::lowest, format::digits>(digits, flags);
+  if (threadIdx.x % blocks::warp_size == 0) *out = value;
 }
 inline constexpr int exact_flag_words = 4;  // saw_nan ... saw_other_than_minus_zero
 template <typename T>
 WARPFOLD_DEVICE void store_exact(exact_digit_words* out, long long* digits, unsigned flags) {
   constexpr int D = superaccumulator_format<T>::digits;
-  for (int i = 0; i < D; ++i) out[i].word = digits[i];
-  for (int b = 0; b < exact_flag_words; ++b) out[D + b].word = (flags >> b) & 1u;
+  warp_normalize<D>(digits);
+  __syncwarp();
+  for (int i = threadIdx.x % blocks::warp_size; i < D + exact_flag_words; i += blocks::warp_size)
+    out[i].word = i < D ? digits[i] : (flags >> (i - D)) & 1u;
+}
+
+// A block's flags as one word that the blocks' words can be added up in, with the digits:
+// flag b counts in bits 16b and up (at most 4096 blocks, max_grid, count to below 2^16).
+WARPFOLD_DEVICE long long summable_flags(unsigned flags) {
+  long long word = 0;
+  for (int b = 0; b < exact_flag_words; ++b) word |= static_cast<long long>((flags >> b) & 1u) << (16 * b);
+  return word;
+}
+WARPFOLD_DEVICE unsigned flags_of_sum(long long word) {
+  unsigned flags = 0;
+  for (int b = 0; b < exact_flag_words; ++b) flags |= ((word >> (16 * b)) & 0xffff) != 0 ? 1u << b : 0u;
+  return flags;
 }
 
 // The last block's combine: S lanes per digit (the most, up to a warp, that the block has for
@@ -146,8 +166,18 @@ inline constexpr int lanes_per_digit = [] {
   return lanes;
 }();
 
-// Launched with exact_block_size threads per block. Out is float (half, bfloat16, float),
-// double, or exact_digit_words (the digits themselves). Scratch, when the grid has more than one block: (digits + 1) words per block.
+// Below this many elements the blocks' digits are added up as they are, unnormalized: every
+// element adds less than 2^30 to a digit (one double into the superaccumulator at most), and
+// every flush of a warp's folds, which follows at least one element, less than 2^33, so the
+// grid's digits stay below n * 2^34 < 2^62. Above it each block normalizes its digits first
+// (a warp's carry passes, whose skipping took 3.4-3.9 us off double sums of 2^20 elements,
+// H100, 2026-11-25).
+inline constexpr std::int64_t unnormalized_partials_max_n = std::int64_t{1} << 28;
+
+// Launched with exact_block_size threads per block, as one grid or (up to 16 blocks) as one
+// cluster. Out is float (half, bfloat16, float), double, or exact_digit_words (the digits
+// themselves). Scratch, when the grid has more than one block and is not one cluster:
+// (digits + 1) words per block.
 template <typename T, typename Out>
 __global__ void __launch_bounds__(exact_block_size, 2)
     exact_sum_kernel(const T* in, std::int64_t n, Out* out, device::scratch_view scratch) {
@@ -159,9 +189,12 @@ __global__ void __launch_bounds__(exact_block_size, 2)
   __shared__ long long warp_digits[warps][D];
   __shared__ long long digits[D];
   __shared__ unsigned block_flags;
-  blocks::wait_for_prior_kernels();
+  const bool one_cluster = blocks::grid_is_one_cluster();
+  if (one_cluster) blocks::cluster_block_started();  // touches no memory: may precede the wait
+  // Nothing here reads what an earlier kernel writes: set up before waiting for it.
   for (int i = threadIdx.x; i < warps * D; i += blockDim.x) warp_digits[i / D][i % D] = 0;
   if (threadIdx.x == 0) block_flags = n == 0 ? saw_other_than_minus_zero : 0u;  // the empty sum is +0
+  blocks::wait_for_prior_kernels();
   __syncthreads();
 
   unsigned flags = 0;
@@ -172,31 +205,64 @@ __global__ void __launch_bounds__(exact_block_size, 2)
   flags = __reduce_or_sync(blocks::full_warp_mask, flags);
   if (threadIdx.x % blocks::warp_size == 0 && flags != 0) atomicOr(&block_flags, flags);
   __syncthreads();
-  for (int i = threadIdx.x; i < D; i += blockDim.x) {
+  auto block_digit = [&](int i) {
     long long sum = 0;
 #pragma unroll
     for (int w = 0; w < warps; ++w) sum += warp_digits[w][i];
-    digits[i] = sum;
-  }
-  __syncthreads();
-  if (threadIdx.x < blocks::warp_size) warp_normalize<D>(digits);  // digits below 2^30: the grid's sum cannot overflow
-  if (gridDim.x == 1) {
-    __syncwarp();
-    if (threadIdx.x == 0) store_exact<T>(out, digits, block_flags);
+    return sum;
+  };
+  if (one_cluster) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // Each block's digits and flags go straight to block 0's shared memory, unnormalized (16
+    // blocks of at most 32 KB each: see unnormalized_partials_max_n).
+    __shared__ long long cluster_digits[blocks::max_cluster_blocks][D + 1];
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    const unsigned rank = cluster.block_rank();
+    __cluster_barrier_wait();  // every block has started: block 0's shared memory exists
+    long long* slot = cluster.map_shared_rank(&cluster_digits[rank][0], 0);
+    for (int i = threadIdx.x; i <= D; i += blockDim.x) slot[i] = i < D ? block_digit(i) : static_cast<long long>(block_flags);
+    cluster.sync();
+    if (rank != 0) return;
+    const unsigned blocks_in_cluster = cluster.num_blocks();
+    for (int i = threadIdx.x; i <= D; i += blockDim.x) {
+      long long sum = 0;
+      unsigned seen = 0;
+      for (unsigned b = 0; b < blocks_in_cluster; ++b) {
+        sum += cluster_digits[b][i];
+        seen |= static_cast<unsigned>(cluster_digits[b][i]);
+      }
+      if (i < D) digits[i] = sum;
+      else block_flags = seen;
+    }
+    __syncthreads();
+    if (threadIdx.x < blocks::warp_size) store_exact<T>(out, digits, block_flags);
+#endif
     return;
   }
-  __syncthreads();
-
   long long* partials = scratch.partials_as<long long>();
   long long* mine = partials + std::int64_t(blockIdx.x) * (D + 1);
-  for (int i = threadIdx.x; i < D; i += blockDim.x) mine[i] = digits[i];
-  if (threadIdx.x == 0) mine[D] = block_flags;
+  if (gridDim.x > 1 && n < unnormalized_partials_max_n) {
+    // See unnormalized_partials_max_n: the block's digits go out as they are.
+    for (int i = threadIdx.x; i <= D; i += blockDim.x) mine[i] = i < D ? block_digit(i) : summable_flags(block_flags);
+  } else {
+    for (int i = threadIdx.x; i < D; i += blockDim.x) digits[i] = block_digit(i);
+    __syncthreads();
+    if (gridDim.x == 1) {
+      if (threadIdx.x < blocks::warp_size) store_exact<T>(out, digits, block_flags);
+      return;
+    }
+    if (threadIdx.x < blocks::warp_size) warp_normalize<D>(digits);  // digits below 2^30: the grid's sum cannot overflow
+    __syncthreads();
+    for (int i = threadIdx.x; i <= D; i += blockDim.x) mine[i] = i < D ? digits[i] : summable_flags(block_flags);
+  }
   if (!blocks::block_arrives_last(scratch.arrivals, gridDim.x)) return;
 
-  // The last block: S lanes per digit; lane j of digit i adds digit i of blocks j, j + S, ...
-  constexpr int S = lanes_per_digit<D>;
-  constexpr int whole_warps = (S * D + blocks::warp_size - 1) / blocks::warp_size * blocks::warp_size;
-  if (int(threadIdx.x) < whole_warps) {  // the shuffles below need whole warps; lanes past digit D - 1 add nothing
+  // The last block: S lanes per word (the D digits and the flags), lane j of word i adding
+  // word i of blocks j, j + S, ...
+  constexpr int W = D + 1;
+  constexpr int S = lanes_per_digit<W>;
+  constexpr int whole_warps = (S * W + blocks::warp_size - 1) / blocks::warp_size * blocks::warp_size;
+  if (int(threadIdx.x) < whole_warps) {  // the shuffles below need whole warps; lanes past word W - 1 add nothing
     const int i = threadIdx.x / S, j = threadIdx.x % S;
     // Loads in flight per lane. double's 74 digits leave 4 lanes per digit, 66 partials each
     // from a wave of 264 blocks: 16 at a time (5 rounds to L2, not 9) took 0.6 us off f64's
@@ -204,33 +270,25 @@ __global__ void __launch_bounds__(exact_block_size, 2)
     // half) 16 was 1% slower at 2^18-2^20 than 8.
     constexpr int in_flight = S < blocks::warp_size ? 16 : 8;
     long long sum = 0;
-    for (unsigned b0 = j; i < D && b0 < gridDim.x; b0 += S * in_flight) {
+    for (unsigned b0 = j; i < W && b0 < gridDim.x; b0 += S * in_flight) {
       long long loaded[in_flight];
 #pragma unroll
       for (int u = 0; u < in_flight; ++u) {
         const unsigned b = b0 + u * S;
-        loaded[u] = b < gridDim.x ? __ldcg(partials + std::int64_t(b) * (D + 1) + i) : 0;
+        loaded[u] = b < gridDim.x ? __ldcg(partials + std::int64_t(b) * W + i) : 0;
       }
 #pragma unroll
       for (int u = 0; u < in_flight; ++u) sum += loaded[u];
     }
-    // S consecutive lanes of one warp hold digit i; every lane of those warps takes part.
+    // S consecutive lanes of one warp hold word i; every lane of those warps takes part.
     sum = blocks::group_reduce(sum, op::sum{}, S);
     if (i < D && j == 0) digits[i] = sum;
+    if (i == D && j == 0) block_flags |= flags_of_sum(sum);
   }
-  unsigned grid_flags = 0;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
-    grid_flags |= static_cast<unsigned>(__ldcg(partials + std::int64_t(b) * (D + 1) + D));
-  grid_flags = __reduce_or_sync(blocks::full_warp_mask, grid_flags);
-  if (threadIdx.x % blocks::warp_size == 0 && grid_flags != 0) atomicOr(&block_flags, grid_flags);
   __syncthreads();
   if (threadIdx.x >= blocks::warp_size) return;
-  warp_normalize<D>(digits);
-  __syncwarp();
-  if (threadIdx.x == 0) {
-    store_exact<T>(out, digits, block_flags);
-    blocks::record_launch_finished(scratch.finished, scratch.finished_after);
-  }
+  store_exact<T>(out, digits, block_flags);
+  if (threadIdx.x == 0) blocks::record_launch_finished(scratch.finished, scratch.finished_after);
 }
 
 }  // namespace warpfold::sum_modes

@@ -288,9 +288,8 @@ WARPFOLD_DEVICE void warp_exact_sum(const Sequence& s, long long* digits, int la
   accumulate_exact_sequence(s, lane, blocks::warp_size, digits, flags);
   flags = __reduce_or_sync(blocks::full_warp_mask, flags);
   __syncwarp();
-  warp_normalize<D>(digits);
-  __syncwarp();
-  if (lane == 0) *out = round_to_nearest<Out, format::lowest, D>(digits, flags);
+  const Out value = warp_round_to_nearest<Out, format::lowest, D>(digits, flags);
+  if (lane == 0) *out = value;
   __syncwarp();
 }
 
@@ -323,9 +322,8 @@ __global__ void __launch_bounds__(exact_sequences_block, 2) exact_sequences_kern
     if (lane == 0 && flags != 0) atomicOr(&block_flags, flags);
     __syncthreads();
     if (warp == 0) {
-      warp_normalize<D>(block_digits);
-      __syncwarp();
-      if (lane == 0) out[o] = round_to_nearest<Out, format::lowest, D>(block_digits, block_flags);
+      const Out value = warp_round_to_nearest<Out, format::lowest, D>(block_digits, block_flags);
+      if (lane == 0) out[o] = value;
     }
     __syncthreads();  // the shared digits are free for the next sequence
   };

@@ -179,9 +179,13 @@ class fold_accumulator {
 #pragma unroll
     for (int f = 0; f < folds; ++f) {
       const int e = binade(f);
-      terms[2 * f] = warp_sum(steps_from_middle(sums_[f]));  // below 2^51 each
+      // A fold or carry that no lane used holds nothing: one vote instead of a warp's sum. (A
+      // warp of a small sum flushes once, after a batch or two, mostly with one fold used and no
+      // carry; summing them all was most of its time.)
+      const long long steps = steps_from_middle(sums_[f]);
+      terms[2 * f] = __any_sync(blocks::full_warp_mask, steps != 0) ? warp_sum(steps) : 0;  // below 2^51 each
       exponents[2 * f] = e - 52;
-      terms[2 * f + 1] = warp_sum(carries_[f]);
+      terms[2 * f + 1] = __any_sync(blocks::full_warp_mask, carries_[f] != 0) ? warp_sum(carries_[f]) : 0;
       exponents[2 * f + 1] = e - 2;
       sums_[f] = middle_of_binade(e);
       carries_[f] = 0;

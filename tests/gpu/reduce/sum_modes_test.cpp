@@ -41,6 +41,23 @@ TYPED_TEST(SumModes, ExactEqualsTheCorrectlyRoundedSum) {
     }
 }
 
+// Every sum above again, negated: half of the sums were negative, now the other half are. The
+// rounding works out a negative sum's magnitude apart from a positive one's, and must give
+// exactly the negation (an exact zero's sign aside, which the specials test covers).
+TYPED_TEST(SumModes, ExactOfTheNegatedElementsIsTheNegatedSum) {
+  using T = TypeParam;
+  using R = warpfold::float_sum_t<T>;
+  for (std::int64_t n : standard_sizes())
+    for (data_kind kind : all_kinds) {
+      std::vector<T> x = make_data<T>(n, seed_for(std::string("exact-") + kind_name(kind), n), kind);
+      const R sum = exact_sum_reference(x.data(), n);
+      for (T& v : x) v = from_double<T>(-static_cast<double>(to_real(v)));
+      const device_input<T> input(x);
+      SCOPED_TRACE(size_name(n) + " " + kind_name(kind));
+      EXPECT_TRUE(same_bits(warpfold::sum_exact(input.data(), n), sum == R(0) ? exact_sum_reference(x.data(), n) : -sum));
+    }
+}
+
 TYPED_TEST(SumModes, ReproducibleFollowsItsDocumentedOrder) {
   using T = TypeParam;
   std::vector<std::int64_t> sizes = standard_sizes();
