@@ -121,7 +121,7 @@ WARPFOLD_DEVICE void plan_in_block(const Entry* list, std::int64_t A, std::int64
   // The first array whose last block is b or later; last blocks grow with the array, so one
   // thread's run holds it, and that thread looks through its run.
   if (!invalid && run_begin < run_end) {
-    auto last_block = [&](std::int64_t a) { return blocks_of(prefix[a], a + 1 < A ? prefix[a + 1] : n, n, G).last; };
+    auto last_block = [&](std::int64_t a) { return last_block_of(prefix[a], a + 1 < A ? prefix[a + 1] : n, n, G); };
     const std::int64_t before = run_begin == 0 ? -1 : last_block(run_begin - 1);
     if (before < b && last_block(run_end - 1) >= b)
       for (std::int64_t a = run_begin; a < run_end; ++a)

@@ -9,6 +9,7 @@
 #include "warpfold/accumulator.hpp"
 #include "warpfold/blocks/grid.cuh"
 #include "warpfold/blocks/load.cuh"
+#include "warpfold/device/dispatch.cuh"
 #include "warpfold/device/launcher.hpp"
 #include "warpfold/device/reduce_policy.hpp"
 #include "warpfold/sum_modes/exact_kernel.cuh"
@@ -72,45 +73,43 @@ void launch_reproducible(const T* in, std::int64_t n, Out* out, device::launcher
   l.launch_with_scratch(kernel, static_cast<unsigned>(grid), block, 0u, scratch_for(grid, groups), in, n, out);
 }
 
-// Exact: the default sum's shapes (device/dispatch.cuh). One block up to 64 KB of input; up to
-// 16 blocks of 32 KB, where the GPU runs such clusters, as one cluster whose blocks hand their
-// digits to block 0 through distributed shared memory (H100, 2026-11-25: f64 sums of 2^14-2^16
-// elements 13.4-14.5 -> 7.9-8.6 us, f32 of 2^16 8.3-8.5 -> 6.3-6.7 us, against the last block's
-// finish); else enough 512-thread blocks for two rounds of loads per thread, up to one
-// resident wave, finished by the last to arrive.
-//
+// Exact: the default sum's shapes (device/dispatch.cuh: launch_shape_for), in the exact
+// kernel's one block size. One block up to 64 KB of input; up to 16 blocks of 32 KB, where the
+// GPU runs such clusters, as one cluster whose blocks hand their digits to block 0 through
+// distributed shared memory (H100, 2026-11-25: f64 sums of 2^14-2^16 elements 13.4-14.5 ->
+// 7.9-8.6 us, f32 of 2^16 8.3-8.5 -> 6.3-6.7 us, against the last block's finish); else
+// enough blocks for two rounds of loads per thread, up to one resident wave, finished by the
+// last to arrive. No streaming shape: the kernel has one block size.
+struct exact_launch_policy : device::reduce_policy {
+  static constexpr int block_size = exact_block_size;
+  static constexpr int cluster_block_size = exact_block_size;
+  static constexpr int min_vectors_per_thread = 2 * exact_loads_in_flight;
+  static constexpr std::int64_t large_input_bytes = INT64_MAX;
+};
+
 // The last block reads every block's digits: 74 words a block for double, against 13 for
 // float. So a double grid that would pass half a wave takes blocks of four rounds instead,
 // half as many (H100, 2026-11-25, 777777 and 2^20 doubles: 13.9-15.7 -> 12.4-13.6 us; at 2^18,
 // 64 blocks of two rounds beat 32 of four, 9.7 against 11.1 us).
 template <typename T, typename Out>
 void launch_exact(const T* in, std::int64_t n, Out* out, device::launcher& l) {
-  using policy = device::reduce_policy;
+  using policy = exact_launch_policy;
   auto kernel = exact_sum_kernel<T, Out>;
-  const int block = exact_block_size;
-  const std::int64_t bytes = n * std::int64_t(sizeof(T));
-  const int forced = testing::forced_sum_grid();
-  if (forced == 0 && bytes > policy::single_block_max_bytes && bytes <= policy::cluster_max_bytes) {
-    const std::int64_t blocks = blocks::ceil_div(bytes, policy::cluster_block_bytes);
-    if (blocks <= blocks::largest_cluster(kernel, block, policy::cluster_max_blocks, l.device())) {
-      l.launch_with_scratch(kernel, static_cast<unsigned>(blocks), block, static_cast<unsigned>(blocks),
-                            device::scratch_request{}, in, n, out);
-      return;
+  device::launch_shape shape = device::launch_shape_for<policy, T>(n, kernel, l.facts());
+  if (shape.cluster_blocks == 0 && shape.grid > 1 && superaccumulator_format<T>::digits > 32) {
+    const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, policy::block_size, l.device());
+    if (2 * shape.grid > wave) {
+      const std::int64_t four_rounds = std::int64_t(policy::block_size) * 2 * policy::min_vectors_per_thread * blocks::vector16<T>::size;
+      shape.grid = std::max<std::int64_t>(1, std::min({wave, policy::max_grid, blocks::ceil_div(n, four_rounds)}));
     }
   }
-  std::int64_t grid = 1;
-  if (bytes > policy::single_block_max_bytes) {
-    const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, block, l.device());
-    const std::int64_t round = std::int64_t(block) * exact_loads_in_flight * blocks::vector16<T>::size;
-    std::int64_t blocks_needed = blocks::ceil_div(n, 2 * round);
-    if (superaccumulator_format<T>::digits > 32 && 2 * blocks_needed > wave) blocks_needed = blocks::ceil_div(n, 4 * round);
-    grid = std::max<std::int64_t>(1, std::min({wave, policy::max_grid, blocks_needed}));
-  }
-  if (forced > 0) grid = std::min<std::int64_t>(forced, policy::max_grid);
+  if (testing::forced_sum_grid() > 0)
+    shape = {std::min<std::int64_t>(testing::forced_sum_grid(), policy::max_grid), policy::block_size, 0u};
   const device::scratch_request request =
-      grid > 1 ? device::scratch_request{1, 0, grid * (superaccumulator_format<T>::digits + 1) * std::int64_t(sizeof(long long))}
-               : device::scratch_request{};
-  l.launch_with_scratch(kernel, static_cast<unsigned>(grid), block, 0u, request, in, n, out);
+      shape.grid > 1 && shape.cluster_blocks == 0
+          ? device::scratch_request{1, 0, shape.grid * (superaccumulator_format<T>::digits + 1) * std::int64_t(sizeof(long long))}
+          : device::scratch_request{};
+  l.launch_with_scratch(kernel, static_cast<unsigned>(shape.grid), policy::block_size, shape.cluster_blocks, request, in, n, out);
 }
 
 // Many sequences (the axis and segmented forms): a block for each, or a warp for each short
