@@ -133,7 +133,6 @@ class fold_accumulator {
     if (largest != 0) flags |= saw_other_than_minus_zero;
     bool held_whole = smallest_less_one >= held_by_from_[folds - 1];
     if (warp_largest >= limit_) {  // rare: a special value, an element above the window, or no window yet
-      held_whole = false;  // the window or the elements changed: check every element below
       if (warp_largest >= element_bits<E>::non_finite) {
         largest = 0;
 #pragma unroll
@@ -156,6 +155,11 @@ class fold_accumulator {
             x[k] = E(0);
           }
       }
+      // Whether the (new) window holds this lane's elements whole: the lane's smallest nonzero
+      // magnitude still bounds what is left (specials and elements beyond every window are now
+      // zeros). A warp's first batch, which always lands here, then takes the fewest folds
+      // instead of every fold with a check per element.
+      held_whole = smallest_less_one >= held_by_from_[folds - 1];
     } else if (warp_largest == 0) {
       note_plus_zeros(x, flags);
       return;
