@@ -121,31 +121,97 @@ template <int Digits>
 inline constexpr int digit_rows = (Digits + 31) / 32;
 
 // Propagates carries so that every digit but the top one is in [0, 2^30); the top one holds
-// the sign. Every lane of the warp calls it: each passes its carries to its neighbour with
-// shuffles until none is left, usually two or three rounds instead of Digits dependent steps.
+// the sign. Every lane of the warp calls it.
+//
+// Each pass hands every digit's carry to its neighbour with shuffles. That ends in two or
+// three passes for most sums, but a carry of +-1 ripples one digit per pass: a negative sum,
+// or digits of both signs, send a borrow of -1 through every zero digit up to the top (up to
+// 73 passes for double). So after `plain_carry_passes` passes, once every carry is within
+// -1 .. +1 (every digit then in [-1, 2^30]), the rest is a carry-lookahead: each digit's carry
+// out is a function of the carry it gets (-1, 0 or +1 in; -1, 0 or +1 out), and the carry into
+// every digit is the composition of those below it, a prefix scan over the lanes (five rounds
+// of shuffles a row). The lookahead costs about as much as four passes, so short ripples skip it.
+inline constexpr int plain_carry_passes = 4;
+
+template <int Digits>
+WARPFOLD_DEVICE void warp_pass_carries(long long (&d)[digit_rows<Digits>], long long (&carry)[digit_rows<Digits>]) {
+  constexpr int rows = digit_rows<Digits>;
+  const int lane = threadIdx.x % 32;
+  long long from_last_row = 0;
+#pragma unroll
+  for (int r = 0; r < rows; ++r) {
+    const long long from_left = __shfl_up_sync(0xffffffffu, carry[r], 1);
+    const long long wrapped = __shfl_sync(0xffffffffu, carry[r], 31);  // lane 31's carry goes to the next row
+    d[r] += lane == 0 ? from_last_row : from_left;
+    from_last_row = wrapped;
+  }
+}
+
+// What a digit t in [-1, 2^30] passes on for each carry it gets: out(c) = floor((t + c) / 2^30)
+// for c = -1, 0, +1, as three fields of two bits (out + 1), field c + 1.
+WARPFOLD_DEVICE unsigned carry_function(long long t) {
+  constexpr long long base = 1ll << digit_bits;
+  unsigned f = 0;
+#pragma unroll
+  for (int c = -1; c <= 1; ++c) {
+    const long long v = t + c;
+    const unsigned out = v < 0 ? 0u : (v >= base ? 2u : 1u);
+    f |= out << (2 * (c + 1));
+  }
+  return f;
+}
+// `later` after `earlier`.
+WARPFOLD_DEVICE unsigned compose_carry_functions(unsigned later, unsigned earlier) {
+  unsigned f = 0;
+#pragma unroll
+  for (int x = 0; x < 3; ++x) f |= ((later >> (2 * ((earlier >> (2 * x)) & 3u))) & 3u) << (2 * x);
+  return f;
+}
+WARPFOLD_DEVICE int apply_carry_function(unsigned f, int c) { return static_cast<int>((f >> (2 * (c + 1))) & 3u) - 1; }
+
 template <int Digits>
 WARPFOLD_DEVICE void warp_normalize_held(long long (&d)[digit_rows<Digits>]) {
   constexpr int rows = digit_rows<Digits>;
+  constexpr long long base = 1ll << digit_bits;
   const int lane = threadIdx.x % 32;
-  for (;;) {
+  for (int pass = 1;; ++pass) {
     long long carry[rows];
     bool any = false;
+    bool beyond_one = false;
 #pragma unroll
     for (int r = 0; r < rows; ++r) {
       const bool top = r * 32 + lane >= Digits - 1;  // the top digit keeps its carry: the sign
       carry[r] = top ? 0 : d[r] >> digit_bits;
-      d[r] -= carry[r] * (1ll << digit_bits);
+      d[r] -= carry[r] * base;
       any = any || carry[r] != 0;
+      beyond_one = beyond_one || carry[r] > 1 || carry[r] < -1;
     }
-    if (!__any_sync(0xffffffffu, any)) break;
-    long long from_last_row = 0;
+    if (!__any_sync(0xffffffffu, any)) return;
+    warp_pass_carries<Digits>(d, carry);
+    if (pass >= plain_carry_passes && !__any_sync(0xffffffffu, beyond_one)) break;
+  }
+  // Every digit below the top is in [-1, 2^30] now. The carry into the row's first digit, then
+  // the scan of the carry functions within each row.
+  int into_row = 0;
 #pragma unroll
-    for (int r = 0; r < rows; ++r) {
-      const long long from_left = __shfl_up_sync(0xffffffffu, carry[r], 1);
-      const long long wrapped = __shfl_sync(0xffffffffu, carry[r], 31);  // lane 31's carry goes to the next row
-      d[r] += lane == 0 ? from_last_row : from_left;
-      from_last_row = wrapped;
+  for (int r = 0; r < rows; ++r) {
+    const bool top = r * 32 + lane >= Digits - 1;
+    unsigned f = top ? 0x24u : carry_function(d[r]);  // the top (and past it): passes what it gets
+#pragma unroll
+    for (int delta = 1; delta < 32; delta *= 2) {
+      const unsigned below = __shfl_up_sync(0xffffffffu, f, delta);
+      if (lane >= delta) f = compose_carry_functions(f, below);
     }
+    // f: the carry out of this digit as a function of the carry into the row.
+    const unsigned below = __shfl_up_sync(0xffffffffu, f, 1);
+    const int in = lane == 0 ? into_row : apply_carry_function(below, into_row);
+    if (!top) {
+      const long long v = d[r] + in;
+      d[r] = v - base * (v < 0 ? -1 : (v >= base ? 1 : 0));
+    } else if (r * 32 + lane == Digits - 1) {
+      d[r] += in;
+    }
+    into_row = __shfl_sync(0xffffffffu, apply_carry_function(f, into_row), 31);
   }
 }
 
