@@ -28,10 +28,4 @@ struct only_widens : std::false_type {};
 template <typename ToAcc>
 struct folds_largest_magnitude : std::false_type {};
 
-// to_acc(0, i) changes no accumulator under the op it meets (a norm's |0| or 0 squared, added
-// or taken the max of): a thread's last, partial batch may then be filled with zeros
-// (blocks/thread_reduce.cuh).
-template <typename ToAcc>
-struct zero_adds_nothing : std::false_type {};
-
 }  // namespace warpfold::blocks

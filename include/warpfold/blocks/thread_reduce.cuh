@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "warpfold/blocks/load.cuh"
 #include "warpfold/blocks/vector_fold.cuh"
@@ -38,31 +37,6 @@ struct makes_unit_moments<shift_index<ToAcc>> : makes_unit_moments<ToAcc> {};
 template <typename ToAcc>
 struct only_widens<shift_index<ToAcc>> : only_widens<ToAcc> {};
 
-// What thread_reduce_vectorized may fill the vectors missing from a thread's last batch with,
-// such that the filled items change no result:
-// - the op's identity as an element, where to_acc only widens it (sum, min, max and the
-//   bitwise ops);
-// - zeros, where to_acc says that a zero adds nothing (zero_adds_nothing: the norms).
-// Not argmin and argmax (their vector fold has more to keep: ptxas spilled more in the segment
-// and row kernels), products, moments or other transforms: they keep the loop that loads the
-// last vectors one at a time.
-enum class batch_filler { none, identity, zero };
-template <typename Op, typename ToAcc>
-inline constexpr batch_filler partial_batch_filler =
-    (std::is_same_v<Op, op::sum> || std::is_same_v<Op, op::min> || std::is_same_v<Op, op::max> ||
-     std::is_same_v<Op, op::bit_and> || std::is_same_v<Op, op::bit_or> || std::is_same_v<Op, op::bit_xor>) &&
-            only_widens<ToAcc>::value
-        ? batch_filler::identity
-        : (zero_adds_nothing<ToAcc>::value ? batch_filler::zero : batch_filler::none);
-
-// The op's identity as an element of T. Halves and bfloat16s (whose std::numeric_limits say
-// nothing) take float's, which they hold exactly (0 and the infinities).
-template <typename Op, typename T>
-WARPFOLD_DEVICE T identity_element() {
-  if constexpr (std::is_arithmetic_v<T>) return Op::template identity<T>();
-  else return static_cast<T>(Op::template identity<float>());
-}
-
 // Plain scalar grid-stride loop: thread `rank` of `count` visits rank, rank+count, ...
 template <typename Acc, typename T, typename Op>
 WARPFOLD_DEVICE Acc thread_reduce_strided(const T* in, std::int64_t n, std::int64_t rank,
@@ -95,46 +69,27 @@ WARPFOLD_DEVICE Acc thread_reduce_vectorized(const T* in, std::int64_t n, std::i
     acc = fold_vector_items(op, acc, vec.items, split.head + v * per_vector, to_acc);
   };
   std::int64_t v = rank;
-  if constexpr (Unroll > 1 && partial_batch_filler<Op, ToAcc> != batch_filler::none) {
-    // One loop for every batch, the last, partial one too: its missing vectors hold the op's
-    // identity or zeros (partial_batch_filler), so all of its loads are in flight at once, where a
-    // second loop waited on each in turn. A warp's run of a few kilobytes (a segment, a piece
-    // of a list of arrays) is mostly that batch. One loop, not a second batch after it: a
-    // batch of its own made ptxas spill in kernels held to 64 registers.
-    vector16<T> filler;
+  for (; v + (Unroll - 1) * count < split.body_vectors; v += Unroll * count) {
+    vector16<T> batch[Unroll];
 #pragma unroll
-    for (int k = 0; k < per_vector; ++k)
-      filler.items[k] = partial_batch_filler<Op, ToAcc> == batch_filler::identity ? identity_element<Op, T>() : T(0.0f);
-    for (; v < split.body_vectors; v += Unroll * count) {
-      vector16<T> batch[Unroll];
+    for (int u = 0; u < Unroll; ++u) batch[u] = load(body, v + u * count);
+    if constexpr (BatchMoments && merges_unit_moments<Op, ToAcc> && Unroll > 1) {
+      // The batch's items meet the thread's moments in one merge, not one per vector (a merge
+      // divides and converts 64-bit counts); their positions do not matter to moments. H100,
+      // 2026-11-24, f16 var_mean against a merge per vector: 8.4-8.6 -> 7.5 us at 2^22,
+      // 184.4-185.0 -> 183.4-183.7 us at 2^28.
+      T items[Unroll * per_vector];
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) batch[u] = v + u * count < split.body_vectors ? load(body, v + u * count) : filler;
+      for (int u = 0; u < Unroll; ++u)
+#pragma unroll
+        for (int k = 0; k < per_vector; ++k) items[u * per_vector + k] = batch[u].items[k];
+      acc = fold_vector_items(op, acc, items, split.head + v * per_vector, to_acc);
+    } else {
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) fold_vector(batch[u], v + u * count);
     }
-  } else {
-    for (; v + (Unroll - 1) * count < split.body_vectors; v += Unroll * count) {
-      vector16<T> batch[Unroll];
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u) batch[u] = load(body, v + u * count);
-      if constexpr (BatchMoments && merges_unit_moments<Op, ToAcc> && Unroll > 1) {
-        // The batch's items meet the thread's moments in one merge, not one per vector (a merge
-        // divides and converts 64-bit counts); their positions do not matter to moments. H100,
-        // 2026-11-24, f16 var_mean against a merge per vector: 8.4-8.6 -> 7.5 us at 2^22,
-        // 184.4-185.0 -> 183.4-183.7 us at 2^28.
-        T items[Unroll * per_vector];
-#pragma unroll
-        for (int u = 0; u < Unroll; ++u)
-#pragma unroll
-          for (int k = 0; k < per_vector; ++k) items[u * per_vector + k] = batch[u].items[k];
-        acc = fold_vector_items(op, acc, items, split.head + v * per_vector, to_acc);
-      } else {
-#pragma unroll
-        for (int u = 0; u < Unroll; ++u) fold_vector(batch[u], v + u * count);
-      }
-    }
-    for (; v < split.body_vectors; v += count) fold_vector(load(body, v), v);
   }
+  for (; v < split.body_vectors; v += count) fold_vector(load(body, v), v);
 
   const std::int64_t tail_index = split.tail_begin + rank;
   if (tail_index < n) acc = op(acc, to_acc(in[tail_index], tail_index));

@@ -233,13 +233,6 @@ template <typename T, typename Op>
 struct blocks::only_widens<detail::statistic_element<stat::plain<T, Op>>> : std::true_type {};
 template <typename T>
 struct blocks::folds_largest_magnitude<detail::statistic_element<stat::norm_linf<T>>> : std::true_type {};
-// A zero element adds nothing to a norm (blocks/fold_traits.hpp); double's scaled L2 sums aside.
-template <typename T>
-struct blocks::zero_adds_nothing<detail::statistic_element<stat::norm_l1<T>>> : std::true_type {};
-template <typename T>
-struct blocks::zero_adds_nothing<detail::statistic_element<stat::norm_l2<T>>> : std::bool_constant<!stat::norm_l2<T>::scaled> {};
-template <typename T>
-struct blocks::zero_adds_nothing<detail::statistic_element<stat::norm_linf<T>>> : std::true_type {};
 
 namespace stat {
 
