@@ -130,7 +130,8 @@ inline constexpr int digit_rows = (Digits + 31) / 32;
 // -1 .. +1 (every digit then in [-1, 2^30]), the rest is a carry-lookahead: each digit's carry
 // out is a function of the carry it gets (-1, 0 or +1 in; -1, 0 or +1 out), and the carry into
 // every digit is the composition of those below it, a prefix scan over the lanes (five rounds
-// of shuffles a row). The lookahead costs about as much as four passes, so short ripples skip it.
+// of shuffles a row). Short ripples, most positive sums, end in the plain passes: a lookahead
+// from the first pass made positive double sums about 1 us slower (H100, 2026-11-25).
 inline constexpr int plain_carry_passes = 4;
 
 template <int Digits>
