@@ -1,6 +1,7 @@
 #include "concurrency_cases.hpp"
 
 #include <warpfold/axes.hpp>
+#include <warpfold/many.hpp>
 #include <warpfold/reduce.hpp>
 
 #include <algorithm>
@@ -36,6 +37,7 @@ struct inputs {
   std::vector<std::unique_ptr<device_input<std::int32_t>>> ints;
   std::vector<std::unique_ptr<device_input<float>>> floats;
   std::unique_ptr<device_array<std::int64_t>> begins, ends;
+  std::vector<std::unique_ptr<device_array<warpfold::array_ref<float>>>> lists;
 };
 
 inputs& kept_inputs() {
@@ -196,6 +198,68 @@ void add_axis_cases(std::vector<reduction_case>& cases) {
   }
 }
 
+// Many arrays in one call, from a list in device memory: a short list (each block plans its
+// share) and one of over 4096 arrays (a plan kernel first, whose plan lives in scratch). The
+// arrays are pieces of one input, of every size from empty up, one piece listed twice; the
+// output is each array's sum, then the sum of all of them.
+void add_many_cases(std::vector<reduction_case>& cases) {
+  struct list_shape {
+    std::int64_t arrays;
+    std::int64_t longest;  // sizes drawn in [0, longest], with a few fixed ones
+  };
+  const std::int64_t long_piece = quick_mode() ? 20000 : 100003;
+  for (const list_shape shape : {list_shape{40, long_piece}, list_shape{5000, 700}}) {
+    std::vector<std::int64_t> sizes(shape.arrays);
+    for (std::int64_t a = 0; a < shape.arrays; ++a)
+      sizes[a] = a % 7 == 0 ? 0 : std::int64_t(splitmix64(base_seed() + 977 * shape.arrays + a) % (shape.longest + 1));
+    sizes[1] = 1;
+    sizes[2] = shape.longest;
+    std::int64_t total = 0;
+    for (std::int64_t s : sizes) total += s;
+    const std::vector<float> x = exact_floats(std::max<std::int64_t>(total, 1), seed_for("concurrency-many", shape.arrays));
+    const float* d = keep_on_device(x).data();
+    std::vector<warpfold::array_ref<float>> list(shape.arrays);
+    std::vector<double> expected(shape.arrays + 1, 0.0);
+    std::int64_t at = 0;
+    for (std::int64_t a = 0; a < shape.arrays; ++a) {
+      list[a] = {d + at, sizes[a]};
+      for (std::int64_t i = 0; i < sizes[a]; ++i) expected[a] += x[at + i];
+      at += sizes[a];
+    }
+    list[3] = list[2];  // the same array twice
+    expected[3] = expected[2];
+    for (std::int64_t a = 0; a < shape.arrays; ++a) expected[shape.arrays] += expected[a];
+
+    auto& kept = kept_inputs();
+    kept.lists.push_back(std::make_unique<device_array<warpfold::array_ref<float>>>(upload(list)));
+    const warpfold::array_ref<float>* d_list = kept.lists.back()->data();
+    const std::int64_t count = shape.arrays;
+    const std::size_t bytes = (count + 1) * sizeof(float);
+    reduction_case c;
+    c.name = "sum_many<float>(" + std::to_string(count) + " arrays)";
+    c.out_bytes = bytes;
+    c.enqueue = [=](void* out, cudaStream_t s) {
+      auto* per_array = static_cast<float*>(out);
+      warpfold::sum_many<float>(d_list, count, per_array, per_array + count, s);
+    };
+    c.blocking = [=](cudaStream_t s) {  // the host-list form, into memory of the call's own
+      void* out = nullptr;
+      WARPFOLD_TEST_CUDA(cudaMallocAsync(&out, bytes, s));
+      auto* per_array = static_cast<float*>(out);
+      warpfold::sum_many<float>(list, per_array, per_array + count, s);
+      std::vector<float> got(count + 1);
+      WARPFOLD_TEST_CUDA(cudaMemcpyAsync(got.data(), out, bytes, cudaMemcpyDeviceToHost, s));
+      WARPFOLD_TEST_CUDA(cudaFreeAsync(out, s));
+      WARPFOLD_TEST_CUDA(cudaStreamSynchronize(s));
+      return to_numbers(got);
+    };
+    c.decode = [=](const void* out) { return as_numbers<float>(out, count + 1); };
+    c.expected = expected;
+    c.needs_scratch = true;
+    cases.push_back(c);
+  }
+}
+
 }  // namespace
 
 std::vector<float> exact_floats(std::int64_t n, std::uint64_t seed) {
@@ -210,6 +274,7 @@ const std::vector<reduction_case>& all_cases() {
     std::vector<reduction_case> all;
     add_full_cases(all);
     add_axis_cases(all);
+    add_many_cases(all);
     return all;
   }();
   return cases;

@@ -1,6 +1,7 @@
 // The reductions that the concurrency tests run over and over: every kind of call that uses
 // scratch memory differently (none, one cluster, a one-pass finish, split axis outputs,
-// segments), on inputs whose results are exact, so a result that another call disturbed
+// segments, lists of many arrays with and without a plan kernel), on inputs whose results are
+// exact, so a result that another call disturbed
 // cannot hide inside a tolerance. Built once per binary; every input is read-only and shared
 // by every thread.
 #pragma once

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <warpfold/axes.hpp>
+#include <warpfold/many.hpp>
 #include <warpfold/reduce.hpp>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "warpfold_test/graph_nodes.hpp"
 #include "concurrency_cases.hpp"
 
 namespace {
@@ -189,6 +191,84 @@ TEST_F(ScratchMemory, CallersScratchForAxisReductions) {
   EXPECT_THROW(warpfold::sum_axes(input.data(), {rows, cols}, {0}, out.data(), cols, cudaStreamLegacy,
                                   warpfold::scratch_space{scratch.data(), 64}),
                warpfold::invalid_argument);
+}
+
+// The same for lists of many arrays, from the device-list form: a list short enough for each
+// block to plan its share, and one long enough for a plan kernel, whose plan lives in the
+// caller's scratch. many_scratch_bytes(count) is enough for any list of that length, captured
+// or not, and less is refused before anything is written.
+TEST_F(ScratchMemory, CallersScratchForManyArrays) {
+  for (const std::int64_t count : {std::int64_t{37}, std::int64_t{5003}}) {
+    SCOPED_TRACE(::testing::Message() << count << " arrays");
+    std::vector<std::int64_t> sizes(count);
+    std::int64_t total = 0;
+    for (std::int64_t a = 0; a < count; ++a) total += sizes[a] = (a * 7919) % (count < 100 ? 30011 : 611);
+    const std::vector<float> x = exact_floats(total, 93 + count);
+    const device_input<float> input(x);
+    std::vector<warpfold::array_ref<float>> list(count);
+    std::vector<float> expected(count + 1, 0.0f);
+    double all = 0;
+    for (std::int64_t a = 0, at = 0; a < count; at += sizes[a], ++a) {
+      list[a] = {input.data() + at, sizes[a]};
+      double sum = 0;
+      for (std::int64_t i = at; i < at + sizes[a]; ++i) sum += x[i];
+      expected[a] = float(sum);
+      all += sum;
+    }
+    expected[count] = float(all);
+    const device_array<warpfold::array_ref<float>> d_list = warpfold_test::upload(list);
+
+    const std::size_t bytes = warpfold::many_scratch_bytes(count);
+    ASSERT_GT(bytes, 0u);
+    cudaStream_t s;
+    WARPFOLD_TEST_CUDA(cudaStreamCreate(&s));
+    void* scratch = nullptr;
+    WARPFOLD_TEST_CUDA(cudaMallocAsync(&scratch, bytes, s));
+    WARPFOLD_TEST_CUDA(cudaMemsetAsync(scratch, 0xFF, bytes, s));
+    result_slots out(2, (count + 1) * sizeof(float));
+    auto per_array = [&](int slot) { return static_cast<float*>(out.device(slot)); };
+    const std::size_t bound_before = warpfold::cached_scratch_usage(device()).bound_to_streams;
+    out.poison(0, s);
+    warpfold::sum_many<float>(d_list.data(), count, per_array(0), per_array(0) + count, s, nullptr,
+                              warpfold::scratch_space{scratch, bytes});
+    out.fetch(0, s);
+    {  // captured with the caller's scratch: the graph uses that memory at every replay
+      cudaGraph_t graph;
+      cudaGraphExec_t exec;
+      WARPFOLD_TEST_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+      warpfold::sum_many<float>(d_list.data(), count, per_array(1), per_array(1) + count, s, nullptr,
+                                warpfold::scratch_space{scratch, bytes});
+      WARPFOLD_TEST_CUDA(cudaStreamEndCapture(s, &graph));
+      EXPECT_EQ(warpfold_test::graph_nodes_of_type(graph, cudaGraphNodeTypeMemAlloc).size(), 0u);
+      WARPFOLD_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+      out.poison(1, s);
+      for (int r = 0; r < 3; ++r) WARPFOLD_TEST_CUDA(cudaGraphLaunch(exec, s));
+      out.fetch(1, s);
+      WARPFOLD_TEST_CUDA(cudaStreamSynchronize(s));
+      WARPFOLD_TEST_CUDA(cudaGraphExecDestroy(exec));
+      WARPFOLD_TEST_CUDA(cudaGraphDestroy(graph));
+    }
+    for (int slot = 0; slot < 2; ++slot) {
+      std::vector<float> got(count + 1);
+      std::memcpy(got.data(), out.host(slot), got.size() * sizeof(float));
+      EXPECT_EQ(got, expected) << (slot == 0 ? "direct call" : "graph replays");
+    }
+    EXPECT_EQ(warpfold::cached_scratch_usage(device()).bound_to_streams, bound_before) << "the pool was not used";
+
+    out.poison(0, s);
+    EXPECT_THROW(warpfold::sum_many<float>(d_list.data(), count, per_array(0), per_array(0) + count, s, nullptr,
+                                           warpfold::scratch_space{scratch, 64}),
+                 warpfold::invalid_argument);
+    out.fetch(0, s);
+    WARPFOLD_TEST_CUDA(cudaStreamSynchronize(s));
+    std::vector<unsigned char> after((count + 1) * sizeof(float));
+    std::memcpy(after.data(), out.host(0), after.size());
+    EXPECT_EQ(std::count(after.begin(), after.end(), 0xA5), std::ptrdiff_t(after.size())) << "a refused call wrote its output";
+    WARPFOLD_TEST_CUDA(cudaFreeAsync(scratch, s));
+    WARPFOLD_TEST_CUDA(cudaStreamSynchronize(s));
+    WARPFOLD_TEST_CUDA(cudaStreamDestroy(s));
+    EXPECT_TRUE(input.unchanged());
+  }
 }
 
 // With the device full, a call that needs new scratch throws a cuda_error that says so; once
