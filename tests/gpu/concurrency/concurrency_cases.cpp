@@ -1,7 +1,6 @@
 #include "concurrency_cases.hpp"
 
 #include <warpfold/axes.hpp>
-#include <warpfold/many.hpp>
 #include <warpfold/reduce.hpp>
 
 #include <algorithm>
@@ -218,17 +217,9 @@ void add_many_cases(std::vector<reduction_case>& cases) {
     for (std::int64_t s : sizes) total += s;
     const std::vector<float> x = exact_floats(std::max<std::int64_t>(total, 1), seed_for("concurrency-many", shape.arrays));
     const float* d = keep_on_device(x).data();
-    std::vector<warpfold::array_ref<float>> list(shape.arrays);
-    std::vector<double> expected(shape.arrays + 1, 0.0);
-    std::int64_t at = 0;
-    for (std::int64_t a = 0; a < shape.arrays; ++a) {
-      list[a] = {d + at, sizes[a]};
-      for (std::int64_t i = 0; i < sizes[a]; ++i) expected[a] += x[at + i];
-      at += sizes[a];
-    }
+    std::vector<warpfold::array_ref<float>> list = pieces_of(d, sizes);
     list[3] = list[2];  // the same array twice
-    expected[3] = expected[2];
-    for (std::int64_t a = 0; a < shape.arrays; ++a) expected[shape.arrays] += expected[a];
+    const std::vector<double> expected = sums_of(list, d, x);
 
     auto& kept = kept_inputs();
     kept.lists.push_back(std::make_unique<device_array<warpfold::array_ref<float>>>(upload(list)));
@@ -261,6 +252,26 @@ void add_many_cases(std::vector<reduction_case>& cases) {
 }
 
 }  // namespace
+
+std::vector<warpfold::array_ref<float>> pieces_of(const float* d_x, const std::vector<std::int64_t>& sizes) {
+  std::vector<warpfold::array_ref<float>> list;
+  std::int64_t at = 0;
+  for (std::int64_t size : sizes) {
+    list.push_back({d_x + at, size});
+    at += size;
+  }
+  return list;
+}
+
+std::vector<double> sums_of(const std::vector<warpfold::array_ref<float>>& list, const float* d_x, const std::vector<float>& x) {
+  std::vector<double> sums(list.size() + 1, 0.0);
+  for (std::size_t a = 0; a < list.size(); ++a) {
+    const float* first = x.data() + (list[a].data - d_x);
+    for (std::int64_t i = 0; i < list[a].size; ++i) sums[a] += first[i];
+    sums.back() += sums[a];
+  }
+  return sums;
+}
 
 std::vector<float> exact_floats(std::int64_t n, std::uint64_t seed) {
   std::vector<float> values(static_cast<std::size_t>(n));

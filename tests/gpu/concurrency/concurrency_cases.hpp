@@ -1,9 +1,8 @@
 // The reductions that the concurrency tests run over and over: every kind of call that uses
 // scratch memory differently (none, one cluster, a one-pass finish, split axis outputs,
 // segments, lists of many arrays with and without a plan kernel), on inputs whose results are
-// exact, so a result that another call disturbed
-// cannot hide inside a tolerance. Built once per binary; every input is read-only and shared
-// by every thread.
+// exact, so a result that another call disturbed cannot hide inside a tolerance. Built once
+// per binary; every input is read-only and shared by every thread.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -13,6 +12,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <warpfold/many.hpp>
 
 #include "warpfold_test/warpfold_test.hpp"
 
@@ -42,6 +43,12 @@ std::vector<const reduction_case*> scratch_cases();
 
 // Floats k / 256 with k in [-3, 3]: every partial sum of up to 2^22 of them is exact in float.
 std::vector<float> exact_floats(std::int64_t n, std::uint64_t seed);
+
+// Lists of many arrays over one input x (its host copy; d_x on the device): consecutive
+// pieces of the given sizes, and each listed array's exact sum (entries may repeat), then the
+// sum of all of them, as the *_many calls give them.
+std::vector<warpfold::array_ref<float>> pieces_of(const float* d_x, const std::vector<std::int64_t>& sizes);
+std::vector<double> sums_of(const std::vector<warpfold::array_ref<float>>& list, const float* d_x, const std::vector<float>& x);
 
 // Device output slots for `count` results of up to `bytes` each, and their host copies, in
 // page-locked memory so that the copies are asynchronous.

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <warpfold/axes.hpp>
-#include <warpfold/many.hpp>
 #include <warpfold/reduce.hpp>
 
 #include <algorithm>
@@ -205,17 +204,9 @@ TEST_F(ScratchMemory, CallersScratchForManyArrays) {
     for (std::int64_t a = 0; a < count; ++a) total += sizes[a] = (a * 7919) % (count < 100 ? 30011 : 611);
     const std::vector<float> x = exact_floats(total, 93 + count);
     const device_input<float> input(x);
-    std::vector<warpfold::array_ref<float>> list(count);
-    std::vector<float> expected(count + 1, 0.0f);
-    double all = 0;
-    for (std::int64_t a = 0, at = 0; a < count; at += sizes[a], ++a) {
-      list[a] = {input.data() + at, sizes[a]};
-      double sum = 0;
-      for (std::int64_t i = at; i < at + sizes[a]; ++i) sum += x[i];
-      expected[a] = float(sum);
-      all += sum;
-    }
-    expected[count] = float(all);
+    const std::vector<warpfold::array_ref<float>> list = pieces_of(input.data(), sizes);
+    const std::vector<double> sums = sums_of(list, input.data(), x);
+    const std::vector<float> expected(sums.begin(), sums.end());
     const device_array<warpfold::array_ref<float>> d_list = warpfold_test::upload(list);
 
     const std::size_t bytes = warpfold::many_scratch_bytes(count);
