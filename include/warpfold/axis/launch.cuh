@@ -8,7 +8,8 @@
 //   output ([B, K, L] over B and L): columns_kernel over the K x L slab, each output folding
 //   its L columns (merged_columns_for);
 // - other rows of up to 2048 vectors and enough of them to fill the GPU: short_rows_kernel,
-//   with groups of lanes per row;
+//   with groups of lanes per row (runs that are not whole vectors read as the aligned 16-byte
+//   blocks that hold them, counted as such);
 // - longer rows, too few rows, or outputs of several runs: row_chunks_kernel, blocks per
 //   row, split further when there are fewer rows than resident blocks;
 // - the rows kernels walk a permuted view's kept axes in memory order and write each output
@@ -161,7 +162,7 @@ short_rows_shape short_rows_shape_for(const T* in, const plan& p) {
   shape.row_length = p.run_length;
   shape.inner_stride = p.inner_stride;
   shape.vectorized = rows_vector_aligned(in, p, p.run_length);
-  shape.shifted = !shape.vectorized && shape.regular && p.inner_stride == 1 && p.run_length >= V;
+  shape.shifted = !shape.vectorized && p.inner_stride == 1 && p.run_length >= V;
   shape.end = shape.shifted ? end_offset(p) : 0;
   shape.items = shape.vectorized ? shape.row_length / V
                 : shape.shifted  ? (shape.row_length + 2 * V - 2) / V  // blocks a row touches, at most
@@ -216,7 +217,8 @@ void launch_flat_columns(const T* in, const plan& p, int log2_row_vectors, Out o
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape, Out out, Op op, ToAcc to_acc,
                        device::launcher& l) {
-  auto kernel = !shape.regular ? short_rows_kernel<T, Acc, Op, ToAcc, Out, false>
+  auto kernel = !shape.regular ? (shape.shifted ? short_rows_kernel<T, Acc, Op, ToAcc, Out, false, true>
+                                               : short_rows_kernel<T, Acc, Op, ToAcc, Out, false>)
                 : shape.shifted ? short_rows_kernel<T, Acc, Op, ToAcc, Out, true, true>
                                 : short_rows_kernel<T, Acc, Op, ToAcc, Out, true>;
   const std::int64_t rows_per_warp =
@@ -318,6 +320,13 @@ void launch_row_chunks(const T* in, const plan& p, Out out, Op op, ToAcc to_acc,
     // Whole waves only: 16 rows of 17 chunks would be 272 items, one more round than 264.
     chunks = std::max<std::int64_t>(1, std::min({wave / p.outputs, by_size, by_partials}));
     if (mode != runs_mode::long_runs && p.runs.count > 0) chunks = std::min(chunks, p.runs.size());  // whole runs
+  }
+  // Teams take whole runs of a chunk: where a chunk has fewer runs than the block has teams
+  // (8 runs of 339 int32s an output: 8 teams of 16 lanes busy, 24 idle), the teams widen so that
+  // every lane has a share of a run.
+  if (mode == runs_mode::unaligned_runs) {
+    const std::int64_t runs_per_chunk = blocks::ceil_div(p.runs.size(), chunks);
+    team = std::max(team, std::min(row_chunks_block, power_of_two_at_most(row_chunks_block / runs_per_chunk)));
   }
   const std::int64_t work = p.outputs * chunks;
   // Split outputs: each output a group with an arrival counter of its own, a partial per

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "warpfold/blocks/load.cuh"
+#include "warpfold/blocks/vector_fold.cuh"
 #include "warpfold/config.hpp"
 
 namespace warpfold::axis {
@@ -79,5 +80,34 @@ struct row_blocks {
     return first_index<T>(k) >= 0 && first_index<T>(k) + blocks::vector16<T>::size <= length;
   }
 };
+
+// Block k of a shifted row (row_blocks), and its fold. A block that ends past the view's last
+// element (only the last rows' last blocks) is read element by element, its row's elements
+// only, so nothing past the view is read.
+template <typename T>
+WARPFOLD_DEVICE blocks::vector16<T> load_row_block(const T* row, const row_blocks& rb, std::int64_t k, const T* end) {
+  constexpr int V = blocks::vector16<T>::size;
+  const T* block = row + rb.first_index<T>(k);
+  if (block + V <= end) return blocks::streaming_vector_load{}(block, 0);
+  blocks::vector16<T> v{};
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    const std::int64_t i = rb.first_index<T>(k) + e;
+    if (i >= 0 && i < rb.length) v.items[e] = row[i];
+  }
+  return v;
+}
+template <typename Acc, typename T, typename Op, typename ToAcc>
+WARPFOLD_DEVICE void fold_row_block(Acc& acc, const blocks::vector16<T>& v, const row_blocks& rb, std::int64_t k, Op op,
+                                    ToAcc to_acc) {
+  const std::int64_t first = rb.first_index<T>(k);
+  if (rb.whole<T>(k)) {
+    acc = blocks::fold_vector_items(op, acc, v.items, first, to_acc);
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e < blocks::vector16<T>::size; ++e)
+    if (first + e >= 0 && first + e < rb.length) acc = op(acc, to_acc(v.items[e], first + e));
+}
 
 }  // namespace warpfold::axis

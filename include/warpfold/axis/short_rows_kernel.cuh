@@ -54,39 +54,10 @@ WARPFOLD_DEVICE void fold_item(Acc& acc, const blocks::vector16<T>& v, std::int6
   acc = blocks::fold_vector_items(op, acc, v.items, item * blocks::vector16<T>::size, to_acc);
 }
 
-// Block k of a shifted row (row_blocks), and its fold. A block that ends past the view's last
-// element (only the last rows' last blocks) is read element by element, its row's elements
-// only, so nothing past the view is read.
-template <typename T>
-WARPFOLD_DEVICE blocks::vector16<T> load_row_block(const T* row, const row_blocks& rb, std::int64_t k, const T* end) {
-  constexpr int V = blocks::vector16<T>::size;
-  const T* block = row + rb.first_index<T>(k);
-  if (block + V <= end) return blocks::streaming_vector_load{}(block, 0);
-  blocks::vector16<T> v{};
-#pragma unroll
-  for (int e = 0; e < V; ++e) {
-    const std::int64_t i = rb.first_index<T>(k) + e;
-    if (i >= 0 && i < rb.length) v.items[e] = row[i];
-  }
-  return v;
-}
-template <typename Acc, typename T, typename Op, typename ToAcc>
-WARPFOLD_DEVICE void fold_row_block(Acc& acc, const blocks::vector16<T>& v, const row_blocks& rb, std::int64_t k, Op op,
-                                    ToAcc to_acc) {
-  const std::int64_t first = rb.first_index<T>(k);
-  if (rb.whole<T>(k)) {
-    acc = blocks::fold_vector_items(op, acc, v.items, first, to_acc);
-    return;
-  }
-#pragma unroll
-  for (int e = 0; e < blocks::vector16<T>::size; ++e)
-    if (first + e >= 0 && first + e < rb.length) acc = op(acc, to_acc(v.items[e], first + e));
-}
-
 // Regular (shape.regular) is a template argument, so that the irregular path's registers do
-// not push the regular rows' loop into spilling. So is Shifted (shape.shifted, regular rows
-// only): as a runtime branch of the same kernel it made aligned rows 4% slower ([8192, 8192]
-// f32 along dim 1: 93.9 -> 98.0 us; H100, 2026-11-24).
+// not push the regular rows' loop into spilling. So is Shifted (shape.shifted): as a runtime
+// branch of the same kernel it made aligned rows 4% slower ([8192, 8192] f32 along dim 1:
+// 93.9 -> 98.0 us; H100, 2026-11-24).
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out, bool Regular, bool Shifted = false>
 __global__ void __launch_bounds__(short_rows_block, 2)
     short_rows_kernel(const T* in, plan p, short_rows_shape shape, Out out, Op op, ToAcc to_acc) {
@@ -103,8 +74,9 @@ __global__ void __launch_bounds__(short_rows_block, 2)
       const std::int64_t row = first + lane / G;
       Acc acc = op.template identity<Acc>();
       if (row < shape.rows)
-        acc = fold_runs<load_slots>(in + p.kept.offset(row), p.runs, 0, p.runs.size(), p.run_length,
-                                    p.inner_stride, shape.vectorized, lane % G, G, acc, op, to_acc);
+        acc = fold_runs<load_slots, Shifted>(in + p.kept.offset(row), p.runs, 0, p.runs.size(), p.run_length,
+                                             p.inner_stride, shape.vectorized, lane % G, G, acc, op, to_acc,
+                                             in + shape.end);
       acc = blocks::group_reduce(acc, op, G);
       if (lane % G == 0 && row < shape.rows) out[p.out_order(row)] = acc;
     }

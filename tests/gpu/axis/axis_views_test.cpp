@@ -256,6 +256,25 @@ TYPED_TEST(AxisViews, RowsThatAreNotWholeVectors) {
       59, stream.get());
 }
 
+// Outputs of several runs, or of one run under kept axes that are not one stride, where the
+// runs are not whole vectors ([B, K, R] over {0, 2} with an odd R; a slice of rows): the
+// grouped rows kernel reads each run as the aligned 16-byte blocks that hold it. Runs start at
+// every shift; runs of fewer elements than a vector (9 int8s) are read element by element.
+// Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, OutputsOfSeveralRunsThatAreNotWholeVectors) {
+  owned_stream stream;
+  const std::int64_t many = 5003;  // enough outputs for the grouped kernel, as above
+  expect_views_at_end<TypeParam>(
+      {
+          {{6, many, 61}, {many * 61, 61, 1}, {0, 2}, 0},            // [B, K, R] over {0, 2}
+          {{3, many, 17}, {many * 19, 19, 1}, {0, 2}, 1},            // the same, rows of 17 in a slice
+          {{4, many, 9}, {2 * many * 9, 9, 1}, {0, 2}, 3},           // every other B, runs of 9
+          {{100, 60, 35}, {62 * 35, 35, 1}, {2}, 35},                // x[:, 1:-1, :]: two kept axes, one run
+          {{2, 5, many / 5, 130}, {5 * (many / 5) * 131, 131, 5 * 131, 1}, {0, 3}, 2},  // kept axes swapped
+      },
+      61, stream.get());
+}
+
 // Short runs side by side: each output reduces runs of fewer than four vectors' worth, and
 // the kept axis just above the run puts neighbouring outputs' runs back to back ([B, K, L]
 // over B and L). These are read as columns of the K x L slab, each output folding its L
