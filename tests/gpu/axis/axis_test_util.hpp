@@ -116,7 +116,7 @@ class sentinel_output {
  public:
   explicit sentinel_output(std::int64_t count)
       : count_(count), buffer_(static_cast<std::size_t>(std::max<std::int64_t>(count, 1))) {
-    WARPFOLD_TEST_CUDA(cudaMemset(buffer_.data(), sentinel_byte, buffer_.bytes()));
+    warpfold_test::fill_device_bytes(buffer_.data(), sentinel_byte, buffer_.bytes());
   }
   R* data() const { return buffer_.data(); }
   std::int64_t size() const { return count_; }

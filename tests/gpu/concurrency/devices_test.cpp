@@ -85,7 +85,7 @@ TEST_F(Devices, MemoryOfAnotherDeviceIsRefused) {
   warpfold_test::device_array<float> on_one = warpfold_test::upload(x);
   WARPFOLD_TEST_CUDA(cudaSetDevice(0));
   warpfold_test::device_array<float> out(1);
-  WARPFOLD_TEST_CUDA(cudaMemset(out.data(), 0xA5, sizeof(float)));
+  warpfold_test::fill_device_bytes(out.data(), 0xA5, sizeof(float));
   try {
     warpfold::sum(on_one.data(), std::int64_t(x.size()), out.data(), cudaStreamLegacy);
     ADD_FAILURE() << "memory of device 1 was accepted on device 0";

@@ -181,7 +181,7 @@ TEST_F(ScratchMemory, CallersScratchForAxisReductions) {
   const std::size_t unsplit = warpfold::reduce_axes_scratch_bytes<warpfold::op::sum>(input.data(), {rows, cols}, {});
   EXPECT_EQ(unsplit, 0u);
   device_array<unsigned char> scratch(bytes);
-  WARPFOLD_TEST_CUDA(cudaMemset(scratch.data(), 0x7F, bytes));
+  warpfold_test::fill_device_bytes(scratch.data(), 0x7F, bytes);
   device_array<float> out(cols);
   warpfold::sum_axes(input.data(), {rows, cols}, {0}, out.data(), cols, cudaStreamLegacy,
                      warpfold::scratch_space{scratch.data(), bytes});

@@ -116,8 +116,8 @@ many_results<T> run_many(const std::vector<warpfold::array_ref<T>>& list) {
   device_array<warpfold::mean_var<R<T>>> per_vm(std::max<std::size_t>(A, 1)), all_vm(1);
   many_results<T> r;
   auto run = [&](auto call, std::vector<R<T>>& out, R<T>& combined) {
-    WARPFOLD_TEST_CUDA(cudaMemset(per.data(), 0xA5, per.bytes()));
-    WARPFOLD_TEST_CUDA(cudaMemset(all.data(), 0xA5, all.bytes()));
+    warpfold_test::fill_device_bytes(per.data(), 0xA5, per.bytes());
+    warpfold_test::fill_device_bytes(all.data(), 0xA5, all.bytes());
     call(list, per.data(), all.data(), nullptr);
     WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
     out = download(per.data(), A);
@@ -131,7 +131,7 @@ many_results<T> run_many(const std::vector<warpfold::array_ref<T>>& list) {
   run([](auto&&... a) { warpfold::mean_many<T>(a...); }, r.mean, r.mean_all);
   // The combined result alone (no per-array output): the same bits.
   R<T> l2_alone;
-  WARPFOLD_TEST_CUDA(cudaMemset(all.data(), 0xA5, all.bytes()));
+  warpfold_test::fill_device_bytes(all.data(), 0xA5, all.bytes());
   warpfold::norm_l2_many<T>(list, nullptr, all.data(), nullptr);
   WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
   copy_to_host(&l2_alone, all.data(), 1);
@@ -202,7 +202,7 @@ TYPED_TEST(ManyArrays, EmptyListsAndListsOfEmptyArrays) {
   copy_to_host(&combined, all.data(), 1);
   EXPECT_EQ(to_real(combined), 0);
   const std::vector<warpfold::array_ref<T>> empties(4, warpfold::array_ref<T>{nullptr, 0});
-  WARPFOLD_TEST_CUDA(cudaMemset(per.data(), 0xA5, per.bytes()));
+  warpfold_test::fill_device_bytes(per.data(), 0xA5, per.bytes());
   warpfold::sum_many<T>(empties, per.data(), all.data());
   WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
   for (R<T> v : download(per.data(), 4)) EXPECT_EQ(to_real(v), 0);
@@ -231,7 +231,7 @@ TYPED_TEST(ManyArrays, DotOfPairsMatchesTheReferences) {
     for (std::size_t a = 0; a < sizes.size(); ++a) pairs.push_back({xs[a].data, ys[a].data, sizes[a]});
     const std::size_t A = sizes.size();
     device_array<R<T>> per(A), all(1);
-    WARPFOLD_TEST_CUDA(cudaMemset(per.data(), 0xA5, per.bytes()));
+    warpfold_test::fill_device_bytes(per.data(), 0xA5, per.bytes());
     warpfold::dot_many<T>(pairs, per.data(), all.data());
     WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
     const std::vector<R<T>> got = download(per.data(), A);
@@ -335,7 +335,7 @@ void check_device_list_in_a_graph(const std::string& kind) {
     std::vector<warpfold::array_ref<T>> list = d.refs();
     std::rotate(list.begin(), list.begin() + replay * 7 % A, list.end());  // another list each time
     copy_to_device(d_list.data(), list.data(), A);
-    WARPFOLD_TEST_CUDA(cudaMemset(per.data(), 0xA5, per.bytes()));
+    warpfold_test::fill_device_bytes(per.data(), 0xA5, per.bytes());
     WARPFOLD_TEST_CUDA(cudaGraphLaunch(exec, stream));
     WARPFOLD_TEST_CUDA(cudaStreamSynchronize(stream));
     const std::vector<R<T>> got = download(per.data(), A);
@@ -358,8 +358,8 @@ void check_device_list_in_a_graph(const std::string& kind) {
       bad[9] = {input.data(), -3};
     }
     copy_to_device(d_list.data(), bad.data(), A);
-    WARPFOLD_TEST_CUDA(cudaMemset(per.data(), 0xA5, per.bytes()));
-    WARPFOLD_TEST_CUDA(cudaMemset(all.data(), 0xA5, all.bytes()));
+    warpfold_test::fill_device_bytes(per.data(), 0xA5, per.bytes());
+    warpfold_test::fill_device_bytes(all.data(), 0xA5, all.bytes());
     WARPFOLD_TEST_CUDA(cudaGraphLaunch(exec, stream));
     WARPFOLD_TEST_CUDA(cudaStreamSynchronize(stream));
     std::int64_t s;
@@ -390,8 +390,8 @@ TEST(ManyArraysBadInput, ClearErrorsAndNothingWritten) {
   if (!gpu_available()) GTEST_SKIP() << gpu_unavailable_reason();
   const device_input<float> input(std::vector<float>(100, 1.0f));
   device_array<float> per(3), all(1);
-  WARPFOLD_TEST_CUDA(cudaMemset(per.data(), 0x5A, per.bytes()));
-  WARPFOLD_TEST_CUDA(cudaMemset(all.data(), 0x5A, all.bytes()));
+  warpfold_test::fill_device_bytes(per.data(), 0x5A, per.bytes());
+  warpfold_test::fill_device_bytes(all.data(), 0x5A, all.bytes());
   std::vector<float> host(100, 1.0f);
   const auto expect_error = [](auto call, const char* words) { expect_invalid_argument(call, words); };
   using list = std::vector<warpfold::array_ref<float>>;

@@ -28,7 +28,7 @@ struct type_names {
 template <typename Acc, typename Call>
 Acc run_async(Call call, cudaStream_t stream) {
   warpfold_test::device_array<Acc> out(1);
-  WARPFOLD_TEST_CUDA(cudaMemset(out.data(), 0xA5, sizeof(Acc)));
+  warpfold_test::fill_device_bytes(out.data(), 0xA5, sizeof(Acc));
   call(out.data(), stream);
   WARPFOLD_TEST_CUDA(cudaStreamSynchronize(stream));
   Acc value;

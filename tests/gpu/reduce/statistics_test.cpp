@@ -260,7 +260,7 @@ TYPED_TEST(Statistics, AsyncFormsWriteTheSameBits) {
   WARPFOLD_TEST_CUDA(cudaStreamEndCapture(stream, &graph));
   WARPFOLD_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   for (int replay = 0; replay < 3; ++replay) {
-    WARPFOLD_TEST_CUDA(cudaMemset(out.data(), 0xA5, sizeof(R<T>)));
+    warpfold_test::fill_device_bytes(out.data(), 0xA5, sizeof(R<T>));
     WARPFOLD_TEST_CUDA(cudaGraphLaunch(exec, stream));
     WARPFOLD_TEST_CUDA(cudaStreamSynchronize(stream));
     R<T> got;
@@ -325,7 +325,7 @@ TEST(StatisticsBadInput, ClearErrorsAndNothingWritten) {
   if (!gpu_available()) GTEST_SKIP() << gpu_unavailable_reason();
   const device_input<float> input(std::vector<float>(100, 1.0f));
   warpfold_test::device_array<float> out(1);
-  WARPFOLD_TEST_CUDA(cudaMemset(out.data(), 0x5A, sizeof(float)));
+  warpfold_test::fill_device_bytes(out.data(), 0x5A, sizeof(float));
   std::vector<float> host(100, 1.0f);
   const auto expect_error = [](auto call, const char* words) { expect_invalid_argument(call, words); };
   expect_error([&] { warpfold::norm_l2(input.data(), -1, out.data(), nullptr); }, "negative");

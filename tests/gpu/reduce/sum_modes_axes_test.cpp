@@ -462,9 +462,9 @@ TYPED_TEST(AxisSumModes, BadInputIsRejectedAndNothingIsWritten) {
   using R = warpfold::float_sum_t<T>;
   const device_array<T> d(64);
   const device_array<std::int64_t> offsets(4);
-  WARPFOLD_TEST_CUDA(cudaMemset(offsets.data(), 0, 4 * sizeof(std::int64_t)));
+  warpfold_test::fill_device_bytes(offsets.data(), 0, 4 * sizeof(std::int64_t));
   device_array<R> out(8);
-  WARPFOLD_TEST_CUDA(cudaMemset(out.data(), 0xA5, 8 * sizeof(R)));
+  warpfold_test::fill_device_bytes(out.data(), 0xA5, 8 * sizeof(R));
   std::vector<T> host(64);
   std::vector<R> host_out(8);
   using warpfold::invalid_argument;

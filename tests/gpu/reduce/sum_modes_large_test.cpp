@@ -19,7 +19,7 @@ template <typename T>
 void check_constant_input(unsigned char byte) {
   const std::int64_t n = beyond_int32_size;
   device_array<T> d(static_cast<std::size_t>(n));
-  WARPFOLD_TEST_CUDA(cudaMemset(d.data(), byte, static_cast<std::size_t>(n) * sizeof(T)));
+  warpfold_test::fill_device_bytes(d.data(), byte, static_cast<std::size_t>(n) * sizeof(T));
   T v;
   std::memset(static_cast<void*>(&v), byte, sizeof(T));
   const float expected = static_cast<float>(static_cast<long double>(n) * to_real(v));  // rounds to nearest even

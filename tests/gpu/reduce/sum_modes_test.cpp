@@ -341,7 +341,7 @@ TYPED_TEST(SumModes, BadInputIsRejectedAndNothingIsWritten) {
   using R = warpfold::float_sum_t<T>;
   const device_array<T> d(16);
   device_array<R> out(1);
-  WARPFOLD_TEST_CUDA(cudaMemset(out.data(), 0xA5, sizeof(R)));
+  warpfold_test::fill_device_bytes(out.data(), 0xA5, sizeof(R));
   std::vector<T> host(16);
   EXPECT_THROW(warpfold::sum_exact(d.data(), -1), warpfold::invalid_argument);
   EXPECT_THROW(warpfold::sum_reproducible(d.data(), -1), warpfold::invalid_argument);

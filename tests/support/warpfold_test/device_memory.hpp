@@ -64,9 +64,21 @@ class pinned_array {
   std::size_t count_ = 0;
 };
 
+// The setup copies and fills run on the legacy default stream, which the tests' non-blocking
+// streams do not wait for; a cudaMemcpy from pageable memory may return before its data
+// lands, and a cudaMemset or a device-to-device copy returns at once. So each waits for the
+// device: without that, a fill could land after the kernel that it was meant to precede (on
+// an H200 shared with another process, a sentinel fill overwrote 32 outputs of a copy).
 template <typename T>
 void copy_to_device(T* device, const T* host, std::size_t count) {
   if (count > 0) WARPFOLD_TEST_CUDA(cudaMemcpy(device, host, count * sizeof(T), cudaMemcpyHostToDevice));
+  WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
+}
+
+// `bytes` bytes of `byte` from `device` on, finished before anything that follows.
+inline void fill_device_bytes(void* device, int byte, std::size_t bytes) {
+  WARPFOLD_TEST_CUDA(cudaMemset(device, byte, bytes));
+  WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());
 }
 
 template <typename T>

@@ -106,6 +106,7 @@ device_input<T>::device_input(const std::vector<T>& values, guard_layout guards,
   if (allocation_.bytes() > host_compare_limit) {
     pristine_ = device_array<T>(allocation_.size());
     WARPFOLD_TEST_CUDA(cudaMemcpy(pristine_.data(), allocation_.data(), allocation_.bytes(), cudaMemcpyDeviceToDevice));
+    WARPFOLD_TEST_CUDA(cudaDeviceSynchronize());  // device_memory.hpp (copy_to_device) says why
   }
 }
 
