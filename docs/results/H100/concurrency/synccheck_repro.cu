@@ -10,12 +10,16 @@
 // the block's value, fences and takes a ticket, a __syncthreads publishes it, and the last
 // block adds the values up. Each call has its own counter and values, so calls never share
 // memory. Six host threads make 40 calls each: on streams of their own (default), or all on
-// one stream (`one-stream`, one grid at a time). Every sum is checked.
+// one stream (`one-stream`, one grid at a time). With `pdl`, every launch is a programmatic
+// dependent launch, as warpfold's are (blocks/dependent_launch.cuh): the kernel first waits
+// for the kernels before it in the stream (griddepcontrol.wait) and lets the next one start
+// setting up once its loads are done (griddepcontrol.launch_dependents). With `graph`, each
+// thread also captures three calls into a CUDA graph and replays it on a stream of its own
+// between its direct calls. Every sum is checked.
 //
 //   nvcc -O3 -arch=sm_90 -o synccheck_repro synccheck_repro.cu
 //   ./synccheck_repro && ./synccheck_repro one-stream           # exit 0: every sum right
-//   compute-sanitizer --tool synccheck ./synccheck_repro           # concurrent grids
-//   compute-sanitizer --tool synccheck ./synccheck_repro one-stream
+//   compute-sanitizer --tool synccheck ./synccheck_repro [one-stream] [pdl] [graph]
 // If synccheck reports the barriers only with concurrent grids, the report on the many-array
 // kernel is the tool's; if it reports neither, the many-array kernel needs a closer look.
 #include <cuda_runtime.h>
@@ -36,6 +40,7 @@ __global__ void __launch_bounds__(block) fold_then_last_block_adds(const int* in
   __shared__ long long warp_sums[block / 32];
   __shared__ bool is_last;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  asm volatile("griddepcontrol.wait;" ::: "memory");  // no effect unless launched as dependent
   long long mine = 0;
   for (int start = blockIdx.x * batch;; start += gridDim.x * batch) {
     const int count = __syncthreads_count(start + static_cast<int>(threadIdx.x) < n);
@@ -48,6 +53,7 @@ __global__ void __launch_bounds__(block) fold_then_last_block_adds(const int* in
     __syncthreads();
     if (count < block) break;
   }
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   if (lane == 0) warp_sums[warp] = mine;
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -77,10 +83,18 @@ bool ok(cudaError_t e, const char* what) {
   return false;
 }
 
+bool has_argument(int argc, char** argv, const char* name) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return true;
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool one_stream = argc > 1 && std::strcmp(argv[1], "one-stream") == 0;
+  const bool one_stream = has_argument(argc, argv, "one-stream");
+  const bool dependent = has_argument(argc, argv, "pdl");
+  const bool use_graph = has_argument(argc, argv, "graph");
   int device = 0, sms = 0;
   if (!ok(cudaGetDevice(&device), "cudaGetDevice") ||
       !ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute"))
@@ -109,9 +123,60 @@ int main(int argc, char** argv) {
       ok(cudaMalloc(&out, calls * sizeof(long long)), "cudaMalloc");
       ok(cudaMalloc(&arrivals, sizeof(unsigned)), "cudaMalloc");
       ok(cudaMemsetAsync(arrivals, 0, sizeof(unsigned), s), "cudaMemsetAsync");
+      auto launch = [&](cudaStream_t on, long long* partials, unsigned* counter, long long* result) {
+        if (dependent) {
+          cudaLaunchConfig_t config{};
+          config.gridDim = dim3(grid);
+          config.blockDim = dim3(block);
+          config.stream = on;
+          cudaLaunchAttribute attribute{};
+          attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+          attribute.val.programmaticStreamSerializationAllowed = 1;
+          config.attrs = &attribute;
+          config.numAttrs = 1;
+          ok(cudaLaunchKernelEx(&config, fold_then_last_block_adds, static_cast<const int*>(in), n, partials, counter,
+                                result),
+             "cudaLaunchKernelEx");
+        } else {
+          fold_then_last_block_adds<<<grid, block, 0, on>>>(in, n, partials, counter, result);
+          ok(cudaGetLastError(), "launch");
+        }
+      };
+      // With `graph`: three calls captured into a graph (buffers of their own), replayed on a
+      // stream of their own between the direct calls.
+      long long *graph_values = nullptr, *graph_out = nullptr;
+      unsigned* graph_arrivals = nullptr;
+      cudaStream_t capture = nullptr, replay = nullptr;
+      cudaGraphExec_t exec = nullptr;
+      if (use_graph) {
+        ok(cudaMalloc(&graph_values, grid * sizeof(long long)), "cudaMalloc");
+        ok(cudaMalloc(&graph_out, 3 * sizeof(long long)), "cudaMalloc");
+        ok(cudaMalloc(&graph_arrivals, sizeof(unsigned)), "cudaMalloc");
+        ok(cudaMemset(graph_arrivals, 0, sizeof(unsigned)), "cudaMemset");
+        ok(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking), "cudaStreamCreate");
+        ok(cudaStreamCreateWithFlags(&replay, cudaStreamNonBlocking), "cudaStreamCreate");
+        cudaGraph_t g = nullptr;
+        ok(cudaStreamBeginCapture(capture, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+        for (int k = 0; k < 3; ++k) launch(capture, graph_values, graph_arrivals, graph_out + k);
+        ok(cudaStreamEndCapture(capture, &g), "cudaStreamEndCapture");
+        ok(cudaGraphInstantiate(&exec, g, 0), "cudaGraphInstantiate");
+        cudaGraphDestroy(g);
+      }
       for (int c = 0; c < calls; ++c) {
-        fold_then_last_block_adds<<<grid, block, 0, s>>>(in, n, values, arrivals, out + c);
-        ok(cudaGetLastError(), "launch");
+        launch(s, values, arrivals, out + c);
+        if (use_graph && c % 4 == 0) ok(cudaGraphLaunch(exec, replay), "cudaGraphLaunch");
+      }
+      if (use_graph) {
+        long long last[3] = {};
+        ok(cudaMemcpyAsync(last, graph_out, sizeof(last), cudaMemcpyDeviceToHost, replay), "cudaMemcpyAsync");
+        ok(cudaStreamSynchronize(replay), "cudaStreamSynchronize");
+        for (long long g : last) wrong += g != expected;
+        cudaGraphExecDestroy(exec);
+        cudaStreamDestroy(capture);
+        cudaStreamDestroy(replay);
+        cudaFree(graph_values);
+        cudaFree(graph_out);
+        cudaFree(graph_arrivals);
       }
       std::vector<long long> got(calls);
       ok(cudaMemcpyAsync(got.data(), out, calls * sizeof(long long), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync");
@@ -123,7 +188,7 @@ int main(int argc, char** argv) {
       if (s != shared) cudaStreamDestroy(s);
     });
   for (std::thread& w : workers) w.join();
-  std::printf("%s: %d calls, %d wrong sums, %d CUDA errors\n", one_stream ? "one stream" : "a stream per thread",
-              threads * calls, wrong.load(), errors.load());
+  std::printf("%s%s%s: %d calls, %d wrong sums, %d CUDA errors\n", one_stream ? "one stream" : "a stream per thread",
+              dependent ? ", dependent launches" : "", use_graph ? ", graph replays" : "", threads * calls, wrong.load(), errors.load());
   return wrong == 0 && errors == 0 ? 0 : 1;
 }
