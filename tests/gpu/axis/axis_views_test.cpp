@@ -256,6 +256,41 @@ TYPED_TEST(AxisViews, RowsThatAreNotWholeVectors) {
       59, stream.get());
 }
 
+// Narrow columns with kept axes beside them in memory but elsewhere in the output (a
+// transposed view's last two axes, both kept): each output written where the view's order
+// puts it. Few and many rows (a split over blocks, and its combine), 2 to 7 columns beside 3
+// to 6, an unaligned start. Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, NarrowColumnsBesideKeptAxesInMemory) {
+  owned_stream stream;
+  const std::int64_t tall = warpfold_test::quick_mode() ? 203 : 4099;
+  expect_views_at_end<TypeParam>(
+      {
+          {{tall, 4, 3, 2, 3, 6}, {432, 108, 36, 18, 1, 3}, {0, 2, 3}, 0},  // a block of 18 columns
+          {{tall, 7, 5}, {35, 1, 7}, {0}, 1},                                // [R, 5, 7] transposed: 35
+          {{tall, 3, 2}, {6, 1, 3}, {0}, 0},                                 // 6 columns
+          {{2, tall, 3, 5}, {15 * tall, 15, 1, 3}, {0, 1}, 3},               // two reduced axes
+          {{9, 5, 7}, {35, 1, 7}, {0}, 0},                                   // few rows
+      },
+      63, stream.get());
+}
+
+// Narrow columns of one [R, C] matrix whose rows are not a power-of-two count of vectors
+// (C = 2, 3, 5, 7, 11, 12, 31), from aligned and unaligned starts, about 1 MiB each, so that
+// the rows are split over blocks: the columns kernel's narrow tiles and their combine. Each
+// matrix ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, NarrowColumnsReadFlat) {
+  using T = TypeParam;
+  owned_stream stream;
+  const std::int64_t elements = (std::int64_t{1} << 20) / std::int64_t(sizeof(T)) + 37;
+  std::vector<view_at_end> views;
+  for (const std::int64_t c : {2, 3, 5, 7, 11, 12, 31})
+    for (const std::int64_t start : {0, 1, 3}) {
+      const std::int64_t rows = elements / c + start;
+      views.push_back({{rows, c}, {c, 1}, {0}, start});
+    }
+  expect_views_at_end<T>(views, 67, stream.get());
+}
+
 // Outputs of several runs, or of one run under kept axes that are not one stride, where the
 // runs are not whole vectors ([B, K, R] over {0, 2} with an odd R; a slice of rows): the
 // grouped rows kernel reads each run as the aligned 16-byte blocks that hold it. Runs start at
