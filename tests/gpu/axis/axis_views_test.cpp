@@ -265,9 +265,9 @@ TYPED_TEST(AxisViews, NarrowColumnsBesideKeptAxesInMemory) {
   const std::int64_t tall = warpfold_test::quick_mode() ? 203 : 4099;
   expect_views_at_end<TypeParam>(
       {
-          {{tall, 4, 3, 2, 3, 6}, {432, 108, 36, 18, 1, 3}, {0, 2, 3}, 0},  // a block of 18 columns
-          {{tall, 7, 5}, {35, 1, 7}, {0}, 1},                                // [R, 5, 7] transposed: 35
-          {{tall, 3, 2}, {6, 1, 3}, {0}, 0},                                 // 6 columns
+          {{tall, 4, 3, 2, 3, 6}, {432, 108, 36, 18, 1, 3}, {0, 2, 3}, 0},  // columns of 3, 6 beside them
+          {{tall, 7, 5}, {35, 1, 7}, {0}, 1},                                // [R, 5, 7], last two swapped
+          {{tall, 3, 2}, {6, 1, 3}, {0}, 0},                                 // [R, 2, 3], last two swapped
           {{2, tall, 3, 5}, {15 * tall, 15, 1, 3}, {0, 1}, 3},               // two reduced axes
           {{9, 5, 7}, {35, 1, 7}, {0}, 0},                                   // few rows
       },
@@ -278,7 +278,7 @@ TYPED_TEST(AxisViews, NarrowColumnsBesideKeptAxesInMemory) {
 // (C = 2, 3, 5, 7, 11, 12, 31), from aligned and unaligned starts, about 1 MiB each, so that
 // the rows are split over blocks: the columns kernel's narrow tiles and their combine. Each
 // matrix ends at its allocation's end, as above.
-TYPED_TEST(AxisViews, NarrowColumnsReadFlat) {
+TYPED_TEST(AxisViews, NarrowColumnMatricesSplitOverBlocks) {
   using T = TypeParam;
   owned_stream stream;
   const std::int64_t elements = (std::int64_t{1} << 20) / std::int64_t(sizeof(T)) + 37;
