@@ -15,6 +15,9 @@
 // Merged columns: an output may also be `merge` neighbouring columns (launch.cuh:
 // merged_columns_for, short runs that lie side by side in memory read as one slab). Tiles then
 // start on whole outputs, and each output folds its columns, in order, from shared memory.
+// Interleaved columns: or `merge` columns `fold_stride` apart (launch.cuh:
+// interleaved_columns_for, narrow columns whose rows are read as one slab), each written
+// where the plan's out_order puts it; a tile then holds the whole slab.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +49,8 @@ struct columns_shape {
   int tile_items;          // tx, a power of two up to columns_block
   std::int64_t tiles;      // per b: ceil(items / tile_stride)
   std::int64_t splits;     // row pieces per tile
-  std::int64_t merge;      // columns per output: 1, or a merged plan's run length
+  std::int64_t merge;      // columns per output: 1, or a merged (interleaved) plan's run length (rows)
+  std::int64_t fold_stride;  // from one of an output's columns to the next: 1, or an interleaved plan's columns
   int tile_stride;         // items from one tile's start to the next: tile_items, or fewer
                            // when merging, so that every tile holds whole outputs
 };
@@ -89,8 +93,9 @@ WARPFOLD_DEVICE void fold_shifted_row(Op op, Acc (&acc)[blocks::vector16<T>::siz
 
 // The store of a merging tile: its column totals (or, split, the last block's combine of the
 // splits' partials) are staged in shared memory, and each output folds its `merge` columns in
-// column order. Tiles start on whole outputs and plan columns are whole outputs, so no output
-// straddles two tiles. Called by the whole block.
+// column order: neighbours, or every fold_stride-th column from its first (interleaved).
+// Merged tiles start on whole outputs and plan columns are whole outputs; an interleaved
+// tile holds every column. So no output straddles two tiles. Called by the whole block.
 template <typename Acc, typename Op, typename Out, int N>
 WARPFOLD_DEVICE void merge_and_store(const columns_shape& shape, const plan& p, const Acc (&total)[N], bool active,
                                      std::int64_t w, std::int64_t group, std::int64_t first_column, Out out_b, Op op,
@@ -116,11 +121,13 @@ WARPFOLD_DEVICE void merge_and_store(const columns_shape& shape, const plan& p, 
   }
   __syncthreads();
   const std::int64_t first_output = first_column / shape.merge;
-  for (std::int64_t o = x; o * shape.merge < valid; o += blockDim.x) {
-    const Acc* columns = staged + o * shape.merge;
+  const bool interleaved = shape.fold_stride > 1;
+  const std::int64_t outputs = interleaved ? shape.fold_stride : (valid + shape.merge - 1) / shape.merge;
+  for (std::int64_t o = x; o < outputs; o += blockDim.x) {
+    const Acc* columns = staged + (interleaved ? o : o * shape.merge);
     Acc folded = columns[0];
-    for (std::int64_t k = 1; k < shape.merge; ++k) folded = op(folded, columns[k]);
-    out_b[(first_output + o) * p.column_out_stride] = folded;
+    for (std::int64_t k = 1; k < shape.merge; ++k) folded = op(folded, columns[k * shape.fold_stride]);
+    out_b[interleaved ? p.out_order(o) : (first_output + o) * p.column_out_stride] = folded;
   }
   __syncthreads();  // the next work item stages over these, and the partials are read
   if (shape.splits > 1 && x == 0) blocks::count_group_finished(scratch.finished);

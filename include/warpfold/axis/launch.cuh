@@ -17,7 +17,11 @@
 // - kept innermost axis, [R, C] with C of 1, 2, 4, ... 32 vectors: flat_columns_kernel;
 // - other kept innermost axes: columns_kernel, split along the rows when there are fewer
 //   column tiles than resident blocks; 16-byte vectors of columns even where rows start
-//   unaligned (axis/shifted_vector.cuh), if a row holds at least four.
+//   unaligned (axis/shifted_vector.cuh), if a row holds at least four;
+// - narrow columns that are not whole aligned vectors (or have kept axes beside them in
+//   memory), with the reduced axis just above them contiguous ([.., K, R, C] over R and more):
+//   columns_kernel over each R x C slab, each output folding every C-th column of it
+//   (interleaved_columns_for).
 // Every case is one launch. Grids are at most one resident wave, with the work items spread
 // evenly over them (a grid of 512 for 1024 items, not 528). Launches are dependent launches
 // (blocks/dependent_launch.cuh); every kernel starts with wait_for_prior_kernels(). Kernels
@@ -357,10 +361,12 @@ inline int narrowest_merge_tile(std::int64_t merge, int per_item) {
   return power_of_two_at_least(blocks::ceil_div(merge_period(merge, per_item), std::int64_t(per_item)), columns_block);
 }
 
-// `merge` > 1: a merged plan (merged_columns_for), each output `merge` neighbouring columns.
+// `merge` > 1: a merged plan (merged_columns_for), each output `merge` neighbouring columns;
+// or, with `interleaved`, an interleaved plan (interleaved_columns_for), each output `merge`
+// columns p.columns / merge apart, written where p.out_order puts it.
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l,
-                    std::int64_t merge = 1) {
+                    std::int64_t merge = 1, bool interleaved = false) {
   constexpr int V = blocks::vector16<T>::size;
   columns_shape shape{};
   const bool aligned = rows_vector_aligned(in, p, p.columns);
@@ -387,9 +393,16 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   shape.tile_items = power_of_two_at_least(shape.items, widest);
   shape.tile_stride = shape.tile_items;
   shape.merge = merge;
+  shape.fold_stride = interleaved ? p.columns / merge : 1;
   const int per_item = shape.vectorized ? V : 1;
   std::size_t staging_bytes = 0;
-  if (merge > 1) {
+  if (interleaved) {
+    // One tile holds the whole slab, since each output folds columns from all of it
+    // (interleaved_columns_for saw that it fits, and its staged totals too).
+    shape.tile_items = power_of_two_at_least(shape.items, columns_block);
+    shape.tile_stride = shape.tile_items;
+    staging_bytes = std::size_t(shape.tile_items) * per_item * sizeof(Acc);
+  } else if (merge > 1) {
     // Tiles wide enough for one period, narrow enough to stage, and starting on whole periods.
     // (merged_columns_for saw that the narrowest fits.)
     const std::int64_t period = merge_period(merge, per_item);
@@ -490,6 +503,73 @@ std::int64_t merged_columns_for(const plan& p, plan& merged) {
   return length;
 }
 
+// A columns plan whose columns are read one element (2 to 8 bytes) a load, or as pairs of
+// 16-byte loads for a few columns each: rows of a few columns that are not whole aligned
+// vectors ([K, R, 3] over R), or columns with more kept axes right beside them in memory (a
+// transposed view's last two axes: 3 columns, then 6 kept rows of them, 18 elements apart
+// from the reduced axis's next step). The columns, with any kept axes that continue them in
+// memory, make a period of P elements (a map gives each position's output, `out_order`).
+// Where the reduced axis just above the period is contiguous with it (stride P, extent R),
+// each kept index's R x P elements are one contiguous slab: read as a columns plan of R P
+// columns, they are 16-byte vectors (aligned, or shifted: axis/shifted_vector.cuh) that warps
+// stream down the other reduced axes, and each output folds the slab's columns q, q + P, ...
+// at the store (columns_kernel: merge_and_store). f16 [99, 166, 702, 3] (a permuted view)
+// over {0, 2} ran at 7.5% of the read ceiling read singly, i32 460x63x7x6x3x6 over {0, 2, 3}
+// (transposed: 3 columns, 6 kept beside them) at 14.9% (H100, 2026-11-27). The slab must fit
+// one tile (every output folds columns from all of it), its totals must fit in shared memory,
+// and each kept index must give every thread of a block an item to read. Not for
+// argmin/argmax, whose indices count the rows in order. Fills `merged` and returns R, or 0
+// when the plan is not such a case.
+template <typename T, typename Acc>
+std::int64_t interleaved_columns_for(const T* in, const plan& p, plan& merged) {
+  constexpr int V = blocks::vector16<T>::size;
+  if (p.kind != plan_kind::columns || p.inner_stride != 1 || p.runs.count == 0) return 0;
+  // The period: the columns, then each kept axis whose stride is the period so far.
+  std::vector<detail::plan_axis> period_axes = {{p.columns, 1, false, p.column_out_stride}};  // innermost first
+  std::int64_t period = p.columns;
+  std::vector<bool> in_period(p.kept.count, false);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int i = 0; i < p.kept.count; ++i)
+      if (!in_period[i] && p.kept.extent[i] > 1 && p.kept.stride[i] == period) {
+        in_period[i] = grew = true;
+        period_axes.push_back({p.kept.extent[i], period, false, p.kept_out.stride[i]});
+        period *= p.kept.extent[i];
+      }
+  }
+  // Whole aligned vectors of columns, alone, already stream.
+  if (period_axes.size() == 1 && rows_vector_aligned(in, p, p.columns)) return 0;
+  const int last = p.runs.count - 1;  // runs are outermost first: the last is the innermost
+  if (p.runs.stride[last] != period) return 0;
+  const std::int64_t length = p.runs.extent[last];
+  const std::int64_t columns = length * period;
+  if (length < 2 || columns < axis_policy::min_shifted_vectors * V) return 0;
+  const std::int64_t items = blocks::ceil_div(columns, std::int64_t{V});  // read shifted, at most
+  if (items > columns_block) return 0;
+  if (std::int64_t(power_of_two_at_least(items, columns_block)) * V * std::int64_t(sizeof(Acc)) > max_merge_staging_bytes)
+    return 0;
+  std::int64_t rows = 1;
+  for (int i = 0; i < last; ++i) rows *= p.runs.extent[i];
+  if (items * rows < columns_block) return 0;
+  merged = p;
+  merged.kept = {};
+  merged.kept_out = {};
+  for (int i = 0; i < p.kept.count; ++i)
+    if (!in_period[i]) {
+      merged.kept.push(p.kept.extent[i], p.kept.stride[i]);
+      merged.kept_out.push(p.kept_out.extent[i], p.kept_out.stride[i]);
+    }
+  merged.runs = {};
+  for (int i = 0; i < last; ++i) merged.runs.push(p.runs.extent[i], p.runs.stride[i]);
+  merged.kept_all = {};  // no longer the columns' kept axes
+  merged.columns = columns;
+  // Position q of the period (q = 0 .. P - 1, as memory has them) goes to out_order(q) from
+  // the kept index's first output: the axes outermost first, with their output strides.
+  merged.out_order = {};
+  for (auto a = period_axes.rbegin(); a != period_axes.rend(); ++a) merged.out_order.map.push(a->extent, a->out_stride);
+  return length;
+}
+
 // A rows plan whose kept axes lie in memory in another order than in the output (a permuted
 // view). The rows kernels walk outputs in the plan's order, so neighbouring groups and blocks
 // would read runs far apart (f32 25x29x41x8x530 over {2}, permuted: 7% of the read ceiling,
@@ -587,6 +667,11 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
       // 2026-11-24: bf16 [2, 2645192] copied at 29% of the read ceiling that way).
       if (p.runs.count == 0 && tiled_rows_for<T>(as_single_element_rows(p), slabs))
         return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
+      if constexpr (!is_arg_op_v<Op>) {
+        plan interleaved;
+        if (const std::int64_t rows = interleaved_columns_for<T, Acc>(in, p, interleaved))
+          return launch_columns<T, Acc>(in, interleaved, out, op, to_acc, l, rows, true);
+      }
       if (small_column_tiles<T>(p)) return launch<T, Acc>(in, as_single_element_rows(p), out, op, to_acc, l);
       launch_columns<T, Acc>(in, p, out, op, to_acc, l);
       return;

@@ -104,7 +104,10 @@ struct plan {
   std::int64_t columns = 0;            // columns
   std::int64_t column_out_stride = 1;  // columns
   std::int64_t inner_stride = 1;       // rows and columns
-  output_order out_order;              // rows: where output o goes (make_plan leaves the identity)
+  // rows: where output o goes (make_plan leaves the identity); an interleaved columns plan
+  // (axis/launch.cuh: interleaved_columns_for): where position q of its period goes, from b's
+  // first output.
+  output_order out_order;
 };
 
 namespace detail {

@@ -291,6 +291,42 @@ TYPED_TEST(AxisViews, NarrowColumnMatricesSplitOverBlocks) {
   expect_views_at_end<T>(views, 67, stream.get());
 }
 
+// Narrow columns under a contiguous reduced axis, with a kept axis outside ([R, K, L, C] over
+// {0, 2}): rows of C columns that are not whole aligned vectors, read as L x C slabs, each
+// output folding every C-th column of its slab (axis/launch.cuh: interleaved_columns_for;
+// argmin keeps the columns plan). Widths 2 to 31; slabs from a few vectors to about the widest
+// that one tile holds (512 vectors: shifted slabs of 2-byte elements, or aligned ones of
+// 4-byte elements); unaligned starts; a permuted view whose slab is two reduced axes and
+// whose kept axes are not in memory order; kept axes beside the columns in memory, and the
+// columns' axis first in the output (each written through the period's map); slabs too wide
+// for a tile. Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, NarrowColumnsReadAsSlabs) {
+  using T = TypeParam;
+  owned_stream stream;
+  const std::int64_t outer = warpfold_test::quick_mode() ? 3 : 29;
+  constexpr std::int64_t V = 16 / sizeof(T);
+  const std::int64_t widest = (512 * V - 2 * V) / 3;  // rows of a slab of 3 columns in one tile, at most
+  std::vector<view_at_end> views = {
+      {{outer, 11, 702, 3}, {11 * 702 * 3, 702 * 3, 3, 1}, {0, 2}, 0},
+      {{outer, 13, 42, 18}, {13 * 42 * 18, 42 * 18, 18, 1}, {0, 2}, 0},
+      {{outer, 9, 100, 5}, {9 * 100 * 5, 100 * 5, 5, 1}, {0, 2}, 1},
+      {{outer, 6, 33, 7}, {6 * 33 * 7, 33 * 7, 7, 1}, {0, 2}, 3},
+      {{outer, 5, 64, 2}, {5 * 64 * 2, 64 * 2, 2, 1}, {0, 2}, 1},
+      {{outer, 4, 17, 31}, {4 * 17 * 31, 17 * 31, 31, 1}, {0, 2}, 2},
+      {{outer, 5, widest, 3}, {5 * widest * 3, widest * 3, 3, 1}, {0, 2}, 1},
+      {{outer, 5, widest + 40, 3}, {5 * (widest + 40) * 3, (widest + 40) * 3, 3, 1}, {0, 2}, 1},  // wider than a tile
+      // [1, R, K, a, C, b] with strides that put C innermost, then a, b, K, R (a case of the
+      // random views: f16 1x99x166x27x3x26 over {1, 3, 5}).
+      {{1, outer, 23, 27, 3, 26}, {2106, 2106 * 23, 2106, 3, 1, 81}, {1, 3, 5}, 0},
+      // Columns of 3, then 6 kept beside them in memory (a transposed view's last two axes),
+      // under reduced axes of 6 and 7 (i32 460x63x7x6x3x6 over {0, 2, 3} in the random views).
+      {{outer, 13, 7, 6, 3, 6}, {13 * 756, 756, 108, 18, 1, 3}, {0, 2, 3}, 1},
+      // The columns' axis first in the output ([3, K] out of a [K, R, 3] slab under R).
+      {{3, outer, 11, 702}, {1, 11 * 702 * 3, 702 * 3, 3}, {1, 3}, 2},
+  };
+  expect_views_at_end<T>(views, 71, stream.get());
+}
+
 // Outputs of several runs, or of one run under kept axes that are not one stride, where the
 // runs are not whole vectors ([B, K, R] over {0, 2} with an odd R; a slice of rows): the
 // grouped rows kernel reads each run as the aligned 16-byte blocks that hold it. Runs start at
