@@ -37,10 +37,27 @@ struct combine_moments {
     using A = decltype(a.mean);
     if (b.count == 0) return a;
     if (a.count == 0) return b;
-    const std::int64_t count = a.count + b.count;
-    const A share_b = A(b.count) / A(count);
     const A delta = b.mean - a.mean;
+    // Equal counts, as the threads of a block and the blocks of a grid mostly have at the end:
+    // b's share is exactly 1/2, so the general formula needs no division.
+    if (a.count == b.count) {
+      const A half_count = A(a.count) * A(0.5);
+      return M{a.count + b.count, a.mean + delta * A(0.5), a.m2 + b.m2 + delta * delta * half_count};
+    }
+    const std::int64_t count = a.count + b.count;
+    const A share_b = share_of<A>(b.count, count);
     return M{count, a.mean + delta * share_b, a.m2 + b.m2 + delta * delta * A(a.count) * share_b};
+  }
+  // b's share of the merged count, n_b / n. On the GPU, for float moments, n_b times the
+  // hardware's reciprocal of n (within 2 ulp, which moves the merged mean and M2 by no more):
+  // an IEEE division is a dozen instructions and a branch, and merges run one after another
+  // where each block and then the grid combine their threads' moments.
+  template <typename A>
+  WARPFOLD_HOST_DEVICE static A share_of(std::int64_t count_b, std::int64_t count) {
+#ifdef __CUDA_ARCH__
+    if constexpr (sizeof(A) == sizeof(float)) return __fdividef(A(count_b), A(count));
+#endif
+    return A(count_b) / A(count);
   }
 };
 
