@@ -524,21 +524,26 @@ template <typename T, typename Acc>
 std::int64_t interleaved_columns_for(const T* in, const plan& p, plan& merged) {
   constexpr int V = blocks::vector16<T>::size;
   if (p.kind != plan_kind::columns || p.inner_stride != 1 || p.runs.count == 0) return 0;
-  // The period: the columns, then each kept axis whose stride is the period so far.
-  std::vector<detail::plan_axis> period_axes = {{p.columns, 1, false, p.column_out_stride}};  // innermost first
+  // The period: the columns, then each kept axis whose stride is the period so far, innermost
+  // first, as (extent, output stride). Fixed arrays, not vectors: this runs on every call of
+  // a columns plan, and most return 0.
+  std::int64_t period_extent[strided_dims::max_dims] = {p.columns};
+  std::int64_t period_out_stride[strided_dims::max_dims] = {p.column_out_stride};
+  int period_axes = 1;
+  bool in_period[strided_dims::max_dims] = {};
   std::int64_t period = p.columns;
-  std::vector<bool> in_period(p.kept.count, false);
   for (bool grew = true; grew;) {
     grew = false;
-    for (int i = 0; i < p.kept.count; ++i)
+    for (int i = 0; i < p.kept.count && period_axes < strided_dims::max_dims; ++i)
       if (!in_period[i] && p.kept.extent[i] > 1 && p.kept.stride[i] == period) {
         in_period[i] = grew = true;
-        period_axes.push_back({p.kept.extent[i], period, false, p.kept_out.stride[i]});
+        period_extent[period_axes] = p.kept.extent[i];
+        period_out_stride[period_axes++] = p.kept_out.stride[i];
         period *= p.kept.extent[i];
       }
   }
   // Whole aligned vectors of columns, alone, already stream.
-  if (period_axes.size() == 1 && rows_vector_aligned(in, p, p.columns)) return 0;
+  if (period_axes == 1 && rows_vector_aligned(in, p, p.columns)) return 0;
   const int last = p.runs.count - 1;  // runs are outermost first: the last is the innermost
   if (p.runs.stride[last] != period) return 0;
   const std::int64_t length = p.runs.extent[last];
@@ -566,7 +571,7 @@ std::int64_t interleaved_columns_for(const T* in, const plan& p, plan& merged) {
   // Position q of the period (q = 0 .. P - 1, as memory has them) goes to out_order(q) from
   // the kept index's first output: the axes outermost first, with their output strides.
   merged.out_order = {};
-  for (auto a = period_axes.rbegin(); a != period_axes.rend(); ++a) merged.out_order.map.push(a->extent, a->out_stride);
+  for (int a = period_axes - 1; a >= 0; --a) merged.out_order.map.push(period_extent[a], period_out_stride[a]);
   return length;
 }
 
