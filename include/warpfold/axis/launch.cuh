@@ -2,8 +2,9 @@
 //
 // - no kept axis: the production reduce's kernel (one output);
 // - contiguous rows of 1, 2, 4, ... 32 vectors: flat_rows_kernel, the array read flat;
-// - contiguous rows of up to 64 elements that are not whole vectors ([N, 3]):
-//   tiled_rows_kernel, through shared memory;
+// - contiguous rows of up to 64 elements that are not whole vectors ([N, 3]), and longer
+//   rows that do not start on 16-byte boundaries while a tile holds a few ([N, 157] floats):
+//   tiled_rows_kernel, through shared memory, a group of lanes per long row;
 // - rows of short runs (under four vectors) that lie side by side in memory, several runs an
 //   output ([B, K, L] over B and L): columns_kernel over the K x L slab, each output folding
 //   its L columns (merged_columns_for);
@@ -88,6 +89,14 @@ struct axis_policy {
   static constexpr std::int64_t max_tiled_row = 64;
   static constexpr std::int64_t max_tiled_gap = 4;
   static constexpr std::int64_t min_tiled_rows = 32;
+  // Longer rows that are not whole aligned vectors also go through the tile, a group of lanes
+  // per row, while a tile holds at least this many (rows of up to 2.4 KB: 614 floats), with
+  // gaps of at most an eighth of a row (a slice's gaps are read, and count as reading). H100,
+  // 2026-11-28, f32 [2^26 / L, L] along dim 1, rows kernel -> tile: L = 65 281.6 -> 117.3 us,
+  // 157 179.7 -> 119.8, 333 133.6 -> 122.3, but 617 (4 rows a tile) 119.0 -> 134.6; i32 rows
+  // of 587 and bf16 rows of 805 (5 and 7 a tile) 1.13x and 1.15x faster.
+  static constexpr std::int64_t min_long_tiled_rows = 5;
+  static constexpr std::int64_t long_tiled_gap_divisor = 8;
 };
 
 // Segments by offsets (axis/segments_kernel.cuh).
@@ -234,13 +243,13 @@ void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape
 }
 
 template <typename T>
-bool tiled_rows_fit(tiled_rows_shape& shape);
+bool tiled_rows_fit(tiled_rows_shape& shape, bool long_rows = false);
 
 // Plan p's rows as tiled_rows_kernel takes them (one run per output, contiguous runs, at
-// most two kept dimensions: blocks of rows, and rows), if they suit it: short, small gaps,
-// enough rows per tile.
+// most two kept dimensions: blocks of rows, and rows), if they suit it: short (or, with
+// `long_rows`, a few to a tile), small gaps, enough rows per tile.
 template <typename T>
-bool tiled_rows_for(const plan& p, tiled_rows_shape& shape) {
+bool tiled_rows_for(const plan& p, tiled_rows_shape& shape, bool long_rows = false) {
   if (p.runs.count != 0 || p.kept.count > 2 || p.inner_stride != 1) return false;
   const int inner = p.kept.count - 1;  // the rows' dimension, if any
   shape.rows = inner >= 0 ? p.kept.extent[inner] : 1;
@@ -250,7 +259,7 @@ bool tiled_rows_for(const plan& p, tiled_rows_shape& shape) {
   shape.outer_stride = p.kept.count == 2 ? p.kept.stride[0] : 0;
   shape.columns = 1;
   shape.order = p.out_order;
-  return tiled_rows_fit<T>(shape);
+  return tiled_rows_fit<T>(shape, long_rows);
 }
 
 // The same for a columns plan whose slab per kept index is one short contiguous run of rows
@@ -271,15 +280,29 @@ bool tiled_slabs_for(const plan& p, tiled_rows_shape& shape) {
 }
 
 // Whether rows (or slabs) of `shape` suit tiled_rows_kernel: short, small gaps, enough per
-// tile; fills in rows_per_tile.
+// tile; or, with `long_rows` (plain rows only), longer rows a few to a tile. Fills in
+// rows_per_tile and group.
 template <typename T>
-bool tiled_rows_fit(tiled_rows_shape& shape) {
+bool tiled_rows_fit(tiled_rows_shape& shape, bool long_rows) {
   // Rows of no elements, or overlapping ones (a broadcast: stride 0), are not for tiles.
-  if (shape.row_length <= 0 || shape.row_length > axis_policy::max_tiled_row || shape.row_stride < shape.row_length ||
-      shape.row_stride - shape.row_length > axis_policy::max_tiled_gap)
+  if (shape.row_length <= 0 || shape.row_stride < shape.row_length) return false;
+  const std::int64_t gap = shape.row_stride - shape.row_length;
+  const bool short_row = shape.row_length <= axis_policy::max_tiled_row;
+  if (!short_row && !(long_rows && shape.columns == 1)) return false;
+  if (gap > std::max(axis_policy::max_tiled_gap, short_row ? 0 : shape.row_length / axis_policy::long_tiled_gap_divisor))
     return false;
   shape.rows_per_tile = std::min(shape.rows, tiled_rows_per_tile<T>(shape.row_stride, shape.row_length));
-  return shape.rows_per_tile >= axis_policy::min_tiled_rows;
+  if (shape.rows_per_tile < (short_row ? axis_policy::min_tiled_rows : axis_policy::min_long_tiled_rows)) return false;
+  // Long rows: about one lane per thread of the block across the tile's rows, and at least
+  // two elements a lane (19 rows of 157 floats take 8 lanes each). Short rows keep a thread
+  // each: in groups of 2 (with the group's index arithmetic then in the fold), rows of 41 and
+  // 61 halves and floats took 1.2x as long (H100, 2026-11-28).
+  shape.group = 1;
+  if (shape.columns == 1 && !short_row)
+    shape.group = std::clamp(power_of_two_at_most(std::max<std::int64_t>(1, std::min(tiled_rows_block / shape.rows_per_tile,
+                                                                                  shape.row_length / 2))),
+                             1, blocks::warp_size);
+  return true;
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
@@ -637,7 +660,7 @@ void launch_rows(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, devic
   // The flat kernel writes outputs in order (16-byte stores of several); permuted ones go on.
   if (contiguous && log2_row_vectors >= 0 && p.out_order.identity())
     launch_flat_rows<T, Acc>(in, rows, log2_row_vectors, out, op, to_acc, l);
-  else if (log2_row_vectors < 0 && tiled_rows_for<T>(p, tiled))
+  else if (log2_row_vectors < 0 && tiled_rows_for<T>(p, tiled, !rows.vectorized))
     launch_tiled_rows<T, Acc>(in, tiled, out, op, to_acc, l);
   else if (output_items <= axis_policy::always_group_row_items ||
            (output_items <= axis_policy::max_group_row_items && many_rows))

@@ -10,6 +10,13 @@
 // tile, the stretch is streamed like the full reduce streams its input, whatever the row
 // length; the gaps of a slice are read too, so the planner sends here only rows whose gaps
 // are small (axis_policy::max_tiled_gap).
+//
+// Longer rows that start anywhere ([N, 157] floats, [N, 975] halves: up to a few per tile)
+// come here too. Read by rows, each row is the aligned 16-byte blocks that hold it, a group
+// of lanes per row with one or two loads each in flight, and a power-of-two group on 40
+// blocks leaves a third of its lanes idle: 48% of the read ceiling for f32 [429536, 157]
+// (H100, 2026-11-27). From the tile, a group of `group` lanes adds up each row instead of
+// one thread, so that a tile of a few long rows still keeps the block busy.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +24,7 @@
 #include "warpfold/axis/plan.hpp"
 #include "warpfold/blocks/dependent_launch.cuh"
 #include "warpfold/blocks/load.cuh"
+#include "warpfold/blocks/warp_reduce.cuh"
 
 namespace warpfold::axis {
 
@@ -41,6 +49,9 @@ struct tiled_rows_shape {
   // plain rows.
   std::int64_t columns;
   output_order order;  // plain rows: where output o (row-major over block, row) goes
+  // Plain rows: the lanes that add up one row from the tile (a power of two up to a warp),
+  // so that rows_per_tile x group is about the block's threads. 1 for slabs.
+  int group;
 };
 
 // The rows per tile for rows of `length` elements `stride` apart.
@@ -54,10 +65,12 @@ __global__ void __launch_bounds__(tiled_rows_block)
     tiled_rows_kernel(const T* in, tiled_rows_shape s, Out out, Op op, ToAcc to_acc) {
   blocks::wait_for_prior_kernels();
   // Raw bytes: __half and __nv_bfloat16 have constructors, which __shared__ arrays may not run.
-  __shared__ alignas(16) unsigned char tile_bytes[tiled_rows_bytes];
-  T* tile = reinterpret_cast<T*>(tile_bytes);
+  // One vector more than a tile's stretch: the body is placed 16-byte aligned (below).
+  __shared__ alignas(16) unsigned char tile_bytes[tiled_rows_bytes + blocks::vector_bytes];
   constexpr int V = blocks::vector16<T>::size;
   constexpr int L = tiled_loads_in_flight;
+  static_assert(tiled_rows_bytes / blocks::vector_bytes + 1 <= L * tiled_rows_block,
+                "one round of L loads a thread covers a tile's vectors");
   const blocks::streaming_vector_load load;
   const std::int64_t tiles_per_block = (s.rows + s.rows_per_tile - 1) / s.rows_per_tile;
   const std::int64_t tiles = tiles_per_block * s.blocks_of_rows;
@@ -70,43 +83,74 @@ __global__ void __launch_bounds__(tiled_rows_block)
     const std::int64_t span = (rows - 1) * s.row_stride + s.row_length;
 
     // The stretch into shared memory: the elements before its first 16-byte boundary and
-    // after its last one alone, the rest as vectors, L in flight per thread.
+    // after its last one alone, the rest as vectors. Every load of the tile is issued before
+    // any is stored (a tile's vectors are at most L a thread), so a block has its whole tile
+    // in flight at once; loaded one by one, each thread waited for each of its vectors in
+    // turn. Element i of the stretch goes to tile[i], with the tile placed so that the body's
+    // vectors land 16-byte aligned in shared memory too and are stored whole: storing a
+    // vector element by element at an unaligned place was V stores, each with 4-way bank
+    // conflicts.
     const blocks::aligned_split split = blocks::split_at_alignment(stretch, span);
-    if (threadIdx.x < split.head) tile[threadIdx.x] = stretch[threadIdx.x];
+    T* tile = reinterpret_cast<T*>(tile_bytes) + (split.head == 0 ? 0 : V - split.head);
     const T* body = stretch + split.head;
-    std::int64_t v = threadIdx.x;
-    for (; v + (L - 1) * tiled_rows_block < split.body_vectors; v += L * tiled_rows_block) {
-      blocks::vector16<T> x[L];
+    blocks::vector16<T> x[L];
 #pragma unroll
-      for (int u = 0; u < L; ++u) x[u] = load(body, v + u * tiled_rows_block);
-#pragma unroll
-      for (int u = 0; u < L; ++u)
-#pragma unroll
-        for (int e = 0; e < V; ++e) tile[split.head + (v + u * tiled_rows_block) * V + e] = x[u].items[e];
+    for (int u = 0; u < L; ++u) {
+      const std::int64_t v = threadIdx.x + u * tiled_rows_block;
+      if (v < split.body_vectors) x[u] = load(body, v);
     }
-    for (; v < split.body_vectors; v += tiled_rows_block) {
-      const blocks::vector16<T> x = load(body, v);
-#pragma unroll
-      for (int e = 0; e < V; ++e) tile[split.head + v * V + e] = x.items[e];
-    }
+    const bool has_head = threadIdx.x < split.head;
     const std::int64_t tail = split.tail_begin + threadIdx.x;
-    if (tail < span) tile[tail] = stretch[tail];
+    const bool has_tail = tail < span;
+    T head_element{}, tail_element{};
+    if (has_head) head_element = stretch[threadIdx.x];
+    if (has_tail) tail_element = stretch[tail];
+    auto* body_tile = reinterpret_cast<blocks::vector16<T>*>(tile + split.head);
+#pragma unroll
+    for (int u = 0; u < L; ++u) {
+      const std::int64_t v = threadIdx.x + u * tiled_rows_block;
+      if (v < split.body_vectors) body_tile[v] = x[u];
+    }
+    if (has_head) tile[threadIdx.x] = head_element;
+    if (has_tail) tile[tail] = tail_element;
     __syncthreads();
 
     if (s.columns == 1) {  // plain rows: no division per output (rows of 2 are most of the work)
-      auto fold_row = [&](std::int64_t r) {
+      auto fold_row = [&](std::int64_t r, int first, int step) {
         Acc acc = op.template identity<Acc>();
         const T* row = tile + r * s.row_stride;
-        for (std::int64_t i = 0; i < s.row_length; ++i) acc = op(acc, to_acc(row[i], i));
+        for (std::int64_t i = first; i < s.row_length; i += step) acc = op(acc, to_acc(row[i], i));
         return acc;
       };
-      // Outputs in order, or through the map (a permuted view): two loops, as a test per
-      // store made copies (rows of one element) 1.5x slower.
-      if (s.order.identity()) {
-        for (std::int64_t r = threadIdx.x; r < rows; r += tiled_rows_block) to[r] = fold_row(r);
+      // Outputs in order, or through the map (a permuted view): separate loops, as a test
+      // per store made copies (rows of one element) 1.5x slower.
+      const std::int64_t first_output = outer * s.rows + first_row;
+      if (s.group == 1) {  // short rows: a thread per row
+        if (s.order.identity()) {
+          for (std::int64_t r = threadIdx.x; r < rows; r += tiled_rows_block) to[r] = fold_row(r, 0, 1);
+        } else {
+          for (std::int64_t r = threadIdx.x; r < rows; r += tiled_rows_block)
+            out[s.order(first_output + r)] = fold_row(r, 0, 1);
+        }
       } else {
-        for (std::int64_t r = threadIdx.x; r < rows; r += tiled_rows_block)
-          out[s.order(outer * s.rows + first_row + r)] = fold_row(r);
+        // Long rows: group g of a warp takes row step + g, its lanes every G-th element. The
+        // loop bound depends on the warp only, so every lane reaches group_reduce together.
+        const int G = s.group;
+        const int log2_group = __ffs(G) - 1;
+        const int lane = threadIdx.x % blocks::warp_size;
+        const int rank = lane & (G - 1);
+        const int rows_per_warp = blocks::warp_size >> log2_group;
+        constexpr int warps = tiled_rows_block / blocks::warp_size;
+        for (std::int64_t step = std::int64_t(threadIdx.x / blocks::warp_size) * rows_per_warp; step < rows;
+             step += std::int64_t(warps) * rows_per_warp) {
+          const std::int64_t r = step + (lane >> log2_group);
+          Acc acc = r < rows ? fold_row(r, rank, G) : op.template identity<Acc>();
+          acc = blocks::group_reduce(acc, op, G);
+          if (rank == 0 && r < rows) {
+            if (s.order.identity()) to[r] = acc;
+            else out[s.order(first_output + r)] = acc;
+          }
+        }
       }
     } else {
       const int columns = static_cast<int>(s.columns);  // at most max_tiled_row

@@ -238,8 +238,9 @@ TYPED_TEST(AxisViews, ColumnsThatAreNotWholeVectors) {
 
 // Rows that are not whole vectors, reduced along the row, many rows (read as the aligned
 // 16-byte blocks that hold each row, axis/shifted_vector.cuh: row_blocks): odd, prime and
-// sliced lengths, so the rows start at every shift; the rows kernel takes them when they are
-// too long for the tiled one. Each view ends at its allocation's end, as above.
+// sliced lengths, so the rows start at every shift; the rows kernel takes those too long for
+// a shared-memory tile (1601 elements for every type; 975 and 1021 for 4- and 8-byte ones),
+// the tiled kernel the others. Each view ends at its allocation's end, as above.
 TYPED_TEST(AxisViews, RowsThatAreNotWholeVectors) {
   owned_stream stream;
   // Enough rows for the grouped rows kernel on a GPU of up to 156 SMs (axis_policy::
@@ -251,9 +252,34 @@ TYPED_TEST(AxisViews, RowsThatAreNotWholeVectors) {
           {{many, 61}, {61, 1}, {1}, 3},      // short odd rows, unaligned start
           {{many, 1021}, {1024, 1}, {1}, 1},  // x[:, 1:-2] of rows of 1024: gaps between rows
           {{many, 17}, {19, 1}, {1}, 1},      // rows of 17 in a slice
+          {{many / 4, 1601}, {1601, 1}, {1}, 1},  // too long for a tile of any type
           {{3, 8191}, {8193, 1}, {1}, 2},     // few long rows
       },
       59, stream.get());
+}
+
+// Longer rows that are not whole aligned vectors, a few to a shared-memory tile, each added
+// up by a group of lanes (2 to 32, from the rows a tile holds): lengths from just above the
+// one-thread-a-row limit to a tile's fifth, odd and prime, every start shift (and 617, which
+// 4- and 8-byte types leave to the rows kernel, four to a tile); slices whose
+// gaps are read with the rows; rows in blocks of rows (a 3-D array over its last axis, with a
+// slice of the middle one); a permuted view, written through the output map; and a tile whose
+// last rows are few. Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, LongerRowsThroughSharedMemory) {
+  owned_stream stream;
+  const std::int64_t many = warpfold_test::quick_mode() ? 613 : 4099;
+  expect_views_at_end<TypeParam>(
+      {
+          {{many, 65}, {65, 1}, {1}, 0},              // just past one thread a row
+          {{many, 157}, {157, 1}, {1}, 1},            // about 8 lanes a row for 4-byte types
+          {{many, 299}, {299, 1}, {1}, 3},            // prime length, unaligned start
+          {{many, 617}, {617, 1}, {1}, 2},            // tiled for 1- and 2-byte types only
+          {{many, 241}, {271, 1}, {1}, 5},            // a slice with gaps of 30 (an eighth of a row)
+          {{7, many / 8, 131}, {(many / 8 + 2) * 131, 131, 1}, {2}, 131},  // x[:, 1:-1, :] of a 3-D array
+          {{131, many / 8, 97}, {97, 131 * 97, 1}, {2}, 0},  // permuted: the kept axes swapped in the output
+          {{37, 101}, {101, 1}, {1}, 1},              // a handful of rows
+      },
+      61, stream.get());
 }
 
 // Narrow columns with kept axes beside them in memory but elsewhere in the output (a
