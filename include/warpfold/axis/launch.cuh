@@ -16,6 +16,8 @@
 // - the rows kernels walk a permuted view's kept axes in memory order and write each output
 //   where the output's order puts it (in_memory_order), when outputs read 32 bytes or more;
 // - kept innermost axis, [R, C] with C of 1, 2, 4, ... 32 vectors: flat_columns_kernel;
+//   other [R, C] with C up to 64 elements (3 floats, 41 halves, any start):
+//   periodic_columns_kernel, also read flat;
 // - other kept innermost axes: columns_kernel, split along the rows when there are fewer
 //   column tiles than resident blocks; 16-byte vectors of columns even where rows start
 //   unaligned (axis/shifted_vector.cuh), if a row holds at least four;
@@ -43,6 +45,7 @@
 #include "warpfold/axis/flat_columns_kernel.cuh"
 #include "warpfold/axis/flat_rows_kernel.cuh"
 #include "warpfold/axis/output.cuh"
+#include "warpfold/axis/periodic_columns_kernel.cuh"
 #include "warpfold/axis/plan.hpp"
 #include "warpfold/axis/row_chunks_kernel.cuh"
 #include "warpfold/axis/segments_kernel.cuh"
@@ -227,6 +230,23 @@ void launch_flat_columns(const T* in, const plan& p, int log2_row_vectors, Out o
   l.launch_with_scratch(kernel, grid, flat_block, 0, scratch, in, vectors, log2_row_vectors, out, op, to_acc);
 }
 
+// One [R, C] matrix of narrow columns read flat (periodic_columns_kernel). The threads that
+// read are the most of the grid whose count times V is a multiple of C: all but fewer than C.
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+void launch_periodic_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
+  constexpr std::int64_t V = blocks::vector16<T>::size;
+  auto kernel = periodic_columns_kernel<T, Acc, Op, ToAcc, Out>;
+  const std::int64_t elements = p.runs.size() * p.columns;
+  const unsigned grid = flat_grid(blocks::ceil_div(elements, V), kernel, l.facts());
+  const std::int64_t period = p.columns / std::gcd(p.columns, V);
+  const std::int64_t active = std::int64_t(grid) * flat_block / period * period;
+  const int padded = power_of_two_at_least(p.columns, max_periodic_columns);
+  // One finish over the grid, on the launch word; a row of (padded) partials per block.
+  const device::scratch_request scratch{1, 0, std::int64_t(grid) * padded * std::int64_t(sizeof(Acc))};
+  l.launch_with_scratch(kernel, grid, flat_block, 0, scratch, in, elements, active, static_cast<int>(p.columns), padded,
+                        p.column_out_stride, out, op, to_acc);
+}
+
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape, Out out, Op op, ToAcc to_acc,
                        device::launcher& l) {
@@ -402,6 +422,10 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   const int log2_row_vectors = flat_row_log2(aligned, shape.items);
   if (merge == 1 && one_matrix && log2_row_vectors >= 0)
     return launch_flat_columns<T, Acc>(in, p, log2_row_vectors, out, op, to_acc, l);
+  if constexpr (periodic_columns_fit<T, Acc> && !is_arg_op_v<Op>) {
+    if (merge == 1 && one_matrix && p.columns <= max_periodic_columns && p.inner_stride == 1)
+      return launch_periodic_columns<T, Acc>(in, p, out, op, to_acc, l);
+  }
   if constexpr (is_plain_output<Out>)
     shape.vector_store = merge == 1 && aligned && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
   // Tiles are narrow when there are many rows (32 items: 512 contiguous bytes per row, and

@@ -301,19 +301,29 @@ TYPED_TEST(AxisViews, NarrowColumnsBesideKeptAxesInMemory) {
 }
 
 // Narrow columns of one [R, C] matrix whose rows are not a power-of-two count of vectors
-// (C = 2, 3, 5, 7, 11, 12, 31), from aligned and unaligned starts, about 1 MiB each, so that
-// the rows are split over blocks: the columns kernel's narrow tiles and their combine. Each
-// matrix ends at its allocation's end, as above.
+// (C = 2 to 64, odd, prime and whole vectors), from aligned and unaligned starts, about 1 MiB
+// each, so that the rows are split over blocks: read flat (periodic_columns_kernel: each
+// thread's vectors in fixed columns, a head and a tail folded apart, the blocks' partials
+// combined), or, for argmin and 1-byte integers, the columns kernel's narrow tiles and their
+// combine. Also matrices of a few rows, and (not in quick mode) 16 MiB ones, more blocks than
+// one per SM. Each matrix ends at its allocation's end, as above.
 TYPED_TEST(AxisViews, NarrowColumnMatricesSplitOverBlocks) {
   using T = TypeParam;
   owned_stream stream;
   const std::int64_t elements = (std::int64_t{1} << 20) / std::int64_t(sizeof(T)) + 37;
   std::vector<view_at_end> views;
-  for (const std::int64_t c : {2, 3, 5, 7, 11, 12, 31})
+  for (const std::int64_t c : {2, 3, 5, 7, 11, 12, 31, 41, 61, 64})
     for (const std::int64_t start : {0, 1, 3}) {
       const std::int64_t rows = elements / c + start;
       views.push_back({{rows, c}, {c, 1}, {0}, start});
     }
+  views.push_back({{3, 7}, {7, 1}, {0}, 1});     // a few rows: mostly head and tail
+  views.push_back({{37, 61}, {61, 1}, {0}, 2});  // fewer vectors than one block's threads
+  if (!warpfold_test::quick_mode()) {
+    const std::int64_t large = (std::int64_t{1} << 24) / std::int64_t(sizeof(T));
+    views.push_back({{large / 3, 3}, {3, 1}, {0}, 1});
+    views.push_back({{large / 61, 61}, {61, 1}, {0}, 0});
+  }
   expect_views_at_end<T>(views, 67, stream.get());
 }
 
