@@ -435,9 +435,25 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   // left [4641, 935] f16 along dim 0 with 72 blocks (H100, 2026-11-24: 17% of the read
   // ceiling; it was 26% read an element at a time).
   const std::int64_t rows_per_thread = shape.shifted ? axis_policy::min_shifted_rows_per_thread : axis_policy::min_rows_per_thread;
-  const std::int64_t row_groups = std::max<std::int64_t>(1, p.runs.size() / rows_per_thread);
-  const int widest = std::max(blocks::warp_size, power_of_two_at_most(std::max<std::int64_t>(1, columns_block / row_groups)));
-  shape.tile_items = power_of_two_at_least(shape.items, widest);
+  auto tile_for = [&](std::int64_t rows_a_thread) {
+    const std::int64_t row_groups = std::max<std::int64_t>(1, p.runs.size() / rows_a_thread);
+    const int widest = std::max(blocks::warp_size, power_of_two_at_most(std::max<std::int64_t>(1, columns_block / row_groups)));
+    return power_of_two_at_least(shape.items, widest);
+  };
+  auto kernel = p.runs.count > 1 ? columns_kernel<T, Acc, Op, ToAcc, Out, true>
+                                  : columns_kernel<T, Acc, Op, ToAcc, Out, false>;
+  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, columns_block, l.device());
+  shape.tile_items = tile_for(rows_per_thread);
+  // Shifted rows keep few rows a thread so that few tiles split more ways. Where the tiles
+  // fill a wave unsplit anyway, a tile as wide as the aligned rule gives leaves each thread
+  // more rows to stream per block combine: i32 [3, 43, 57, 13335] over the 57, merging 7
+  // columns an output, took tiles of 32 vectors and 3 or 4 rows a thread, 36% of the read
+  // ceiling; 63% with tiles of 128 (H100, 2026-11-28).
+  if (shape.shifted && !interleaved) {
+    const int wider = tile_for(axis_policy::min_rows_per_thread);
+    if (wider > shape.tile_items && p.kept.size() * blocks::ceil_div(shape.items, std::int64_t(wider)) >= wave)
+      shape.tile_items = wider;
+  }
   shape.tile_stride = shape.tile_items;
   shape.merge = merge;
   shape.fold_stride = interleaved ? p.columns / merge : 1;
@@ -461,9 +477,6 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   shape.tiles = blocks::ceil_div(shape.items, std::int64_t(shape.tile_stride));
   shape.splits = 1;
 
-  auto kernel = p.runs.count > 1 ? columns_kernel<T, Acc, Op, ToAcc, Out, true>
-                                  : columns_kernel<T, Acc, Op, ToAcc, Out, false>;
-  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, columns_block, l.device());
   const std::int64_t groups = p.kept.size() * shape.tiles;
   const std::int64_t tile_columns = std::int64_t(shape.tile_items) * (shape.vectorized ? V : 1);
   if (groups < wave && groups <= axis_policy::max_counters) {
