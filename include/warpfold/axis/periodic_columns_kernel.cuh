@@ -88,23 +88,24 @@ __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
   const int warps = blockDim.x / blocks::warp_size;
   Acc* partials = scratch.partials_as<Acc>();
   // The loop bound depends on the warp only, so every lane reaches group_reduce together.
-  for (int step = (threadIdx.x / blocks::warp_size) * per_warp; step < columns; step += warps * per_warp) {
-    const int c = step + lane / G;
+  for (int first_of_warp = (threadIdx.x / blocks::warp_size) * per_warp; first_of_warp < columns;
+       first_of_warp += warps * per_warp) {
+    const int c = first_of_warp + lane / G;
     Acc total = op.template identity<Acc>();
     if (c < columns) {
       const int k0 = (c - first + columns) % columns;  // the column's first staged value
       // Four running totals, so that a lane's few hundred values (C = 2: 128 a lane) are not
       // one chain of dependent shared-memory loads and adds.
-      const int step = G * columns;
+      const int lane_stride = G * columns;  // between one lane's staged values
       Acc part[4];
 #pragma unroll
       for (int u = 0; u < 4; ++u) part[u] = op.template identity<Acc>();
       int k = k0 + (lane % G) * columns;
-      for (; k + 3 * step < flat_block * V; k += 4 * step) {
+      for (; k + 3 * lane_stride < flat_block * V; k += 4 * lane_stride) {
 #pragma unroll
-        for (int u = 0; u < 4; ++u) part[u] = op(part[u], staged[k + u * step]);
+        for (int u = 0; u < 4; ++u) part[u] = op(part[u], staged[k + u * lane_stride]);
       }
-      for (; k < flat_block * V; k += step) part[0] = op(part[0], staged[k]);
+      for (; k < flat_block * V; k += lane_stride) part[0] = op(part[0], staged[k]);
       total = op(op(part[0], part[1]), op(part[2], part[3]));
       if (blockIdx.x == 0 && lane % G == 0) {
         for (std::int64_t i = c; i < split.head; i += columns) total = op(total, to_acc(in[i], 0));
