@@ -799,4 +799,33 @@ TEST(AxisPlanBruteForce, RandomViewsPermutedSlicedSteppedAndBroadcast) {
   EXPECT_GT(checked, 5000);
 }
 
+// The rows that the row stream kernel's warps split (axis/row_stream_kernel.cuh), counted by
+// the host with additions only, against a count from each row's first and last element: the
+// scratch's finished units must be exactly the rows whose parts meet on a counter. Random rows,
+// strides with gaps, starts 0 to V - 1 elements past alignment, grids from one warp to more
+// warps than rows, for 1-, 2-, 4- and 8-byte elements.
+TEST(RowStreamSplits, CountedBoundaryByBoundaryAsRowByRow) {
+  std::mt19937_64 random(20261128);
+  int with_splits = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const std::int64_t size = std::int64_t{1} << (random() % 4);
+    const std::int64_t V = 16 / size;
+    warpfold::axis::row_stream_shape s{};
+    s.rows = 2 + static_cast<std::int64_t>(random() % 300);
+    s.row_length = 1 + static_cast<std::int64_t>(random() % 400);
+    s.row_stride = s.row_length + static_cast<std::int64_t>(random() % 3 == 0 ? random() % 50 : 0);
+    s.head = static_cast<std::int64_t>(random() % V);
+    s.vectors = (s.end(s.rows - 1) + V - 1) / V;
+    s.warps = 1 + static_cast<std::int64_t>(random() % std::min<std::int64_t>(s.vectors, 700));
+    std::int64_t expected = 0;
+    for (std::int64_t r = 0; r < s.rows; ++r)
+      if (s.warp_holding(s.start(r), size) != s.warp_holding(s.end(r) - 1, size)) ++expected;
+    ASSERT_EQ(warpfold::axis::row_stream_split_rows(s, size), expected)
+        << "trial " << trial << ": " << s.rows << " rows of " << s.row_length << ", stride " << s.row_stride
+        << ", head " << s.head << ", " << s.warps << " warps, " << size << "-byte elements";
+    with_splits += expected > 0;
+  }
+  EXPECT_GT(with_splits, 1000);
+}
+
 }  // namespace

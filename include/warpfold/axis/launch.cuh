@@ -5,6 +5,11 @@
 // - contiguous rows of up to 64 elements that are not whole vectors ([N, 3]), and longer
 //   rows that do not start on 16-byte boundaries while a tile holds a few ([N, 157] floats):
 //   tiled_rows_kernel, through shared memory, a group of lanes per long row;
+// - of those and of the next kind, rows one stride apart of at least 24 vectors' worth that
+//   the tile would take, or that groups would read in rounds of loads mostly empty ([N, 617]
+//   floats: two rounds, 61% of the slots used), in inputs of eight rounds of loads per warp
+//   and more (about 130 MiB of floats): row_stream_kernel, the rows read flat in equal ranges
+//   per warp;
 // - rows of short runs (under four vectors) that lie side by side in memory, several runs an
 //   output ([B, K, L] over B and L): columns_kernel over the K x L slab, each output folding
 //   its L columns (merged_columns_for);
@@ -48,8 +53,10 @@
 #include "warpfold/axis/periodic_columns_kernel.cuh"
 #include "warpfold/axis/plan.hpp"
 #include "warpfold/axis/row_chunks_kernel.cuh"
+#include "warpfold/axis/row_stream_kernel.cuh"
 #include "warpfold/axis/segments_kernel.cuh"
 #include "warpfold/axis/short_rows_kernel.cuh"
+#include "warpfold/axis/stream_override.hpp"
 #include "warpfold/axis/tiled_rows_kernel.cuh"
 #include "warpfold/blocks/grid.cuh"
 #include "warpfold/device/dispatch.cuh"
@@ -100,6 +107,26 @@ struct axis_policy {
   // of 587 and bf16 rows of 805 (5 and 7 a tile) 1.13x and 1.15x faster.
   static constexpr std::int64_t min_long_tiled_rows = 5;
   static constexpr std::int64_t long_tiled_gap_divisor = 8;
+  // Regular rows streamed flat (row_stream_kernel): rows of at least this many vectors' worth
+  // of elements, gaps as for long tiled rows, and enough rows that no row is split over more
+  // than max_stream_parts_per_row warps (a warp adds up a split row's parts); instead of the
+  // tile, or of groups whose rounds of loads hold row items in less than min_group_slot_use of
+  // their slots. H100, 2026-11-28, f32 [2^26 / L, L] along dim 1, 256 MiB, before -> streamed:
+  // L = 157 120.0 -> 111.9 us, 333 122.3 -> 108.9, 617 (61% of a group's slots) 118.7 ->
+  // 105.4; but 65 117.3 -> 183.9 (two row ends in most rounds of a warp's loads, each a warp
+  // reduction), and rows whose groups fill most of their slots lost: 808 (79%) 95.1 -> 104.0,
+  // 1000 (98%) 94.6 -> 103.9, 8192 94.0 -> 99.5. Streamed, long rows reach 86-88% of the read
+  // ceiling, where a group's full rounds reach 91%.
+  static constexpr std::int64_t min_stream_row_vectors = 24;
+  static constexpr std::int64_t max_stream_parts_per_row = 64;
+  static constexpr double min_group_slot_use = 0.7;
+  // Streamed only when every warp of a full grid has at least this many rounds of its loads:
+  // a warp folds its rows' ends one at a time (a warp reduction each), which other warps'
+  // loads hide only when there are many rounds to overlap. H100, 2026-11-28, streamed against
+  // not: 256 MiB of f32 rows (15 rounds a warp) 6-13% faster, but f32 [100000, 161] (16 MiB, one
+  // round) 1.24x and f16 15x7x227x3x140 over {2} (19 MiB, two rounds) 1.84x slower, and arrays
+  // of 1 MiB up to 4.7x.
+  static constexpr std::int64_t min_stream_rounds = 8;
 };
 
 // Segments by offsets (axis/segments_kernel.cuh).
@@ -331,6 +358,45 @@ void launch_tiled_rows(const T* in, const tiled_rows_shape& shape, Out out, Op o
   const std::int64_t tiles = blocks::ceil_div(shape.rows, shape.rows_per_tile) * shape.blocks_of_rows;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, tiled_rows_block, l.device());
   l.launch(kernel, static_cast<unsigned>(balanced_grid(tiles, wave)), tiled_rows_block, in, shape, out, op, to_acc);
+}
+
+// Regular rows (one run each, one stride apart) as row_stream_kernel takes them, if they suit
+// it: contiguous elements, small gaps, long enough rows, and enough of them.
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+bool launch_row_stream(const T* in, const plan& p, const short_rows_shape& rows, Out out, Op op, ToAcc to_acc,
+                       device::launcher& l) {
+  constexpr std::int64_t V = blocks::vector16<T>::size;
+  if (!rows.regular || p.inner_stride != 1 || rows.rows < 2 ||
+      rows.row_length < axis_policy::min_stream_row_vectors * V)
+    return false;
+  const std::int64_t gap = rows.row_stride - rows.row_length;
+  if (gap < 0 || gap > std::max(axis_policy::max_tiled_gap, rows.row_length / axis_policy::long_tiled_gap_divisor))
+    return false;
+  auto kernel = row_stream_kernel<T, Acc, Op, ToAcc, Out>;
+  row_stream_shape s{};
+  s.rows = rows.rows;
+  s.row_stride = rows.row_stride;
+  s.row_length = rows.row_length;
+  s.head = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(in) % blocks::vector_bytes) / std::int64_t(sizeof(T));
+  s.vectors = blocks::ceil_div(s.end(s.rows - 1), V);
+  s.order = p.out_order;
+  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, row_stream_block, l.device());
+  const std::int64_t round = std::int64_t(row_stream_slots<T>) * blocks::warp_size;
+  s.warps = wave * row_stream_warps;
+  if (testing::forced_row_stream() == testing::row_stream_choice::always) {
+    // Tests: smaller grids too, down to a round a warp (and a single warp).
+    s.warps = std::max<std::int64_t>(1, std::min(s.warps, s.vectors / round));
+  } else if (s.vectors < s.warps * round * axis_policy::min_stream_rounds) {
+    return false;
+  }
+  if ((s.vectors / s.warps + 1) * V > std::numeric_limits<int>::max()) return false;  // 32-bit positions in a range
+  if (s.rows * axis_policy::max_stream_parts_per_row < s.warps) return false;
+  const std::int64_t split = row_stream_split_rows(s, sizeof(T));
+  const device::scratch_request scratch =
+      split > 0 ? device::scratch_request{split, s.warps, 2 * s.warps * std::int64_t(sizeof(Acc))} : device::scratch_request{};
+  l.launch_with_scratch(kernel, static_cast<unsigned>(blocks::ceil_div(s.warps, row_stream_warps)), row_stream_block, 0,
+                        scratch, in, s, out, op, to_acc);
+  return true;
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
@@ -684,6 +750,14 @@ inline plan as_single_element_rows(const plan& columns) {
   return rows;
 }
 
+// The share of short_rows_kernel's load slots that hold row items over a row's rounds of
+// loads: 155 blocks of a shifted 617-float row on 32 lanes of four slots is two rounds of 128,
+// 61% used.
+inline double group_slot_use(const short_rows_shape& rows) {
+  const std::int64_t round = std::int64_t(rows.group_size) * (load_slots / rows.rows_in_flight);
+  return double(rows.items) / double(blocks::ceil_div(rows.items, round) * round);
+}
+
 // A rows plan's kernel (its kept axes in the order to walk them: in_memory_order).
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 void launch_rows(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
@@ -694,13 +768,20 @@ void launch_rows(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, devic
   // A group's work: every item of every run of its output.
   const std::int64_t output_items = p.runs.size() * rows.items;
   tiled_rows_shape tiled{};
+  const bool tile = log2_row_vectors < 0 && tiled_rows_for<T>(p, tiled, !rows.vectorized);
+  const bool groups = output_items <= axis_policy::always_group_row_items ||
+                      (output_items <= axis_policy::max_group_row_items && many_rows);
   // The flat kernel writes outputs in order (16-byte stores of several); permuted ones go on.
   if (contiguous && log2_row_vectors >= 0 && p.out_order.identity())
     launch_flat_rows<T, Acc>(in, rows, log2_row_vectors, out, op, to_acc, l);
-  else if (log2_row_vectors < 0 && tiled_rows_for<T>(p, tiled, !rows.vectorized))
+  else if (testing::forced_row_stream() != testing::row_stream_choice::never &&
+           (tile || (groups && group_slot_use(rows) < axis_policy::min_group_slot_use) ||
+            testing::forced_row_stream() == testing::row_stream_choice::always) &&
+           launch_row_stream<T, Acc>(in, p, rows, out, op, to_acc, l))
+    return;
+  else if (tile)
     launch_tiled_rows<T, Acc>(in, tiled, out, op, to_acc, l);
-  else if (output_items <= axis_policy::always_group_row_items ||
-           (output_items <= axis_policy::max_group_row_items && many_rows))
+  else if (groups)
     launch_short_rows<T, Acc>(in, p, rows, out, op, to_acc, l);
   else
     launch_row_chunks<T, Acc>(in, p, out, op, to_acc, l);

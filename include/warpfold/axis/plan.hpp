@@ -27,6 +27,24 @@
 
 namespace warpfold::axis {
 
+// [begin, end) of chunk `c` of `chunks` over `length` elements, as even as possible and with
+// no product that could overflow.
+struct index_range {
+  std::int64_t begin, end;
+};
+WARPFOLD_HOST_DEVICE index_range chunk_of(std::int64_t length, std::int64_t chunks, std::int64_t c) {
+  const std::int64_t base = length / chunks, extra = length % chunks;
+  const std::int64_t begin = c * base + (c < extra ? c : extra);
+  return {begin, begin + base + (c < extra ? 1 : 0)};
+}
+
+// The chunk of chunk_of(length, chunks, .) that holds index i (chunks <= length).
+WARPFOLD_HOST_DEVICE std::int64_t chunk_holding(std::int64_t length, std::int64_t chunks, std::int64_t i) {
+  const std::int64_t base = length / chunks, extra = length % chunks;
+  const std::int64_t long_part = extra * (base + 1);
+  return i < long_part ? i / (base + 1) : extra + (i - long_part) / base;
+}
+
 // Row-major index -> memory offset over up to four (extent, stride) dimensions.
 struct strided_dims {
   static constexpr int max_dims = 8;
@@ -79,6 +97,56 @@ struct output_order {
     return at + std::int64_t(index) * map.stride[0];
   }
 };
+
+// Positions count elements from `in` rounded down to 16 bytes (`head` elements before the
+// first row). Row r holds positions [head + r * row_stride, head + r * row_stride + row_length).
+struct row_stream_shape {
+  std::int64_t rows;
+  std::int64_t row_stride;
+  std::int64_t row_length;
+  std::int64_t head;
+  std::int64_t vectors;  // 16-byte vectors from the aligned start to past the last row's end
+  std::int64_t warps;    // the grid's warps, at most `vectors`: warp w reads chunk_of(vectors, warps, w)
+  output_order order;    // where row r's output goes
+
+  WARPFOLD_HOST_DEVICE std::int64_t start(std::int64_t r) const { return head + r * row_stride; }
+  WARPFOLD_HOST_DEVICE std::int64_t end(std::int64_t r) const { return start(r) + row_length; }
+  // The first row that ends after position x.
+  WARPFOLD_HOST_DEVICE std::int64_t first_row_ending_after(std::int64_t x) const {
+    const std::int64_t past = x - head - row_length;
+    return past < 0 ? 0 : past / row_stride + 1;
+  }
+  // The warp whose range holds position x, for elements of `size` bytes.
+  WARPFOLD_HOST_DEVICE std::int64_t warp_holding(std::int64_t x, std::int64_t size) const {
+    return chunk_holding(vectors, warps, x / (16 / size));
+  }
+};
+
+// Rows that cross the boundary of a warp's range, for elements of `size` bytes: how many
+// (each finishes on a counter of its own; the scratch request needs the count). Walks the
+// warps' boundaries with additions only: it runs on every call, with up to a few thousand
+// boundaries.
+inline std::int64_t row_stream_split_rows(const row_stream_shape& s, std::int64_t size) {
+  const std::int64_t V = 16 / size;
+  const std::int64_t base = s.vectors / s.warps, extra = s.vectors % s.warps;
+  // Position x as (row, into): x - head = row * row_stride + into, 0 <= into < row_stride,
+  // starting at x = 0 (a negative row when head > 0).
+  std::int64_t row = -((s.head + s.row_stride - 1) / s.row_stride);
+  std::int64_t into = -s.head - row * s.row_stride;
+  // Warp w - 1's elements: (base + 1) V for the first `extra` warps, then base V.
+  const std::int64_t rows_long = (base + 1) * V / s.row_stride, into_long = (base + 1) * V % s.row_stride;
+  const std::int64_t rows_short = base * V / s.row_stride, into_short = base * V % s.row_stride;
+  std::int64_t count = 0, last = -2;
+  for (std::int64_t w = 1; w < s.warps; ++w) {
+    row += w - 1 < extra ? rows_long : rows_short;
+    into += w - 1 < extra ? into_long : into_short;
+    if (into >= s.row_stride) into -= s.row_stride, ++row;
+    if (row < 0 || row >= s.rows || into == 0 || into >= s.row_length || row == last) continue;
+    ++count;
+    last = row;
+  }
+  return count;
+}
 
 struct plan {
   plan_kind kind = plan_kind::nothing;

@@ -35,17 +35,6 @@ inline constexpr bool batch_moments = false;
 // aligned) or elements; unaligned runs of 64 elements and more by teams, each on a run.
 enum class runs_mode { long_runs, vector_lattice, element_lattice, unaligned_runs };
 
-// [begin, end) of chunk `c` of `chunks` over `length` elements, as even as possible and with
-// no product that could overflow.
-struct index_range {
-  std::int64_t begin, end;
-};
-WARPFOLD_HOST_DEVICE index_range chunk_of(std::int64_t length, std::int64_t chunks, std::int64_t c) {
-  const std::int64_t base = length / chunks, extra = length % chunks;
-  const std::int64_t begin = c * base + (c < extra ? c : extra);
-  return {begin, begin + base + (c < extra ? 1 : 0)};
-}
-
 // Lattice: compiled apart from the other modes (a template argument, not a runtime branch),
 // so that the lattice's extra registers cannot push the long-run loops into spilling.
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out, bool Lattice>

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "axis_test_util.hpp"
+#include "warpfold/axis/stream_override.hpp"
 
 namespace {
 
@@ -280,6 +281,41 @@ TYPED_TEST(AxisViews, LongerRowsThroughSharedMemory) {
           {{37, 101}, {101, 1}, {1}, 1},              // a handful of rows
       },
       61, stream.get());
+}
+
+// Rows one stride apart, streamed flat by the grid's warps in equal ranges
+// (axis/row_stream_kernel.cuh) where the tile or mostly empty rounds of a group's loads would
+// take them: rows that a range holds whole, rows cut by a range's boundary (their parts
+// combined on a counter), rows longer than a range (parts from many warps), lengths that are and
+// are not whole vectors, every start shift, slices with gaps, a range boundary inside a gap, a
+// permuted output. The planner streams only inputs of about a hundred megabytes and more, so
+// these views are forced through the kernel (a test-only override), on grids from one warp
+// up; then the same views again as the planner chooses. Each view ends at its allocation's
+// end, as above.
+TYPED_TEST(AxisViews, RowsStreamedFlat) {
+  using T = TypeParam;
+  owned_stream stream;
+  const bool quick = warpfold_test::quick_mode();
+  const std::int64_t many = quick ? 389 : 5003;
+  constexpr std::int64_t V = 16 / sizeof(T);
+  const std::vector<view_at_end> views{
+      {{many, 24 * V}, {24 * V, 1}, {1}, 1},            // the shortest streamed rows, unaligned
+      {{many, 38 * V + 1}, {38 * V + 1, 1}, {1}, 0},    // the tile's rows before (153 floats)   
+      {{many, 154 * V + 1}, {154 * V + 1, 1}, {1}, 3},  // two rounds of a group, the second 21% full
+      {{many / 2, 40 * V}, {40 * V, 1}, {1}, 0},        // whole vectors, one round 63% full
+      {{7, 38 * V + 1}, {38 * V + 1, 1}, {1}, 2},       // 7 rows: one warp, or the planner's tile
+      {{60, quick ? 8000 : 40000}, {quick ? 8000 : 40000, 1}, {1}, 1},  // each row over several warps
+      {{many, 241}, {271, 1}, {1}, 5},                  // a slice: gaps of 30
+      {{many / 2, 96}, {100, 1}, {1}, 0},               // gaps of 4, range boundaries in them
+      {{97, many / 8, 131}, {131, 97 * 131, 1}, {2}, 0},  // permuted: kept axes swapped in the output
+      {{many / 4, 3203}, {3203, 1}, {1}, 2},            // a few rows a warp
+      {{3, quick ? 150001 : 1000003}, {quick ? 150001 : 1000003, 1}, {1}, 1},  // three long rows
+  };
+  {
+    const warpfold::testing::scoped_row_stream streamed(warpfold::testing::row_stream_choice::always);
+    expect_views_at_end<T>(views, 71, stream.get());
+  }
+  expect_views_at_end<T>(views, 73, stream.get());
 }
 
 // Narrow columns with kept axes beside them in memory but elsewhere in the output (a
