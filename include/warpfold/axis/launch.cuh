@@ -107,6 +107,10 @@ struct axis_policy {
   // of 587 and bf16 rows of 805 (5 and 7 a tile) 1.13x and 1.15x faster.
   static constexpr std::int64_t min_long_tiled_rows = 5;
   static constexpr std::int64_t long_tiled_gap_divisor = 8;
+  // The largest gap after a long row that a kernel reading rows and gaps alike accepts.
+  static constexpr std::int64_t max_long_row_gap(std::int64_t row_length) {
+    return std::max(max_tiled_gap, row_length / long_tiled_gap_divisor);
+  }
   // Regular rows streamed flat (row_stream_kernel): rows of at least this many vectors' worth
   // of elements, gaps as for long tiled rows, and enough rows that no row is split over more
   // than max_stream_parts_per_row warps (a warp adds up a split row's parts); instead of the
@@ -336,8 +340,7 @@ bool tiled_rows_fit(tiled_rows_shape& shape, bool long_rows) {
   const std::int64_t gap = shape.row_stride - shape.row_length;
   const bool short_row = shape.row_length <= axis_policy::max_tiled_row;
   if (!short_row && !(long_rows && shape.columns == 1)) return false;
-  if (gap > std::max(axis_policy::max_tiled_gap, short_row ? 0 : shape.row_length / axis_policy::long_tiled_gap_divisor))
-    return false;
+  if (gap > (short_row ? axis_policy::max_tiled_gap : axis_policy::max_long_row_gap(shape.row_length))) return false;
   shape.rows_per_tile = std::min(shape.rows, tiled_rows_per_tile<T>(shape.row_stride, shape.row_length));
   if (shape.rows_per_tile < (short_row ? axis_policy::min_tiled_rows : axis_policy::min_long_tiled_rows)) return false;
   // Long rows: about one lane per thread of the block across the tile's rows, and at least
@@ -370,8 +373,7 @@ bool launch_row_stream(const T* in, const plan& p, const short_rows_shape& rows,
       rows.row_length < axis_policy::min_stream_row_vectors * V)
     return false;
   const std::int64_t gap = rows.row_stride - rows.row_length;
-  if (gap < 0 || gap > std::max(axis_policy::max_tiled_gap, rows.row_length / axis_policy::long_tiled_gap_divisor))
-    return false;
+  if (gap < 0 || gap > axis_policy::max_long_row_gap(rows.row_length)) return false;
   auto kernel = row_stream_kernel<T, Acc, Op, ToAcc, Out>;
   row_stream_shape s{};
   s.rows = rows.rows;
@@ -383,7 +385,7 @@ bool launch_row_stream(const T* in, const plan& p, const short_rows_shape& rows,
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, row_stream_block, l.device());
   const std::int64_t round = std::int64_t(row_stream_slots<T>) * blocks::warp_size;
   s.warps = wave * row_stream_warps;
-  if (testing::forced_row_stream() == testing::row_stream_choice::always) {
+  if (testing::forced_row_stream()) {
     // Tests: smaller grids too, down to a round a warp (and a single warp).
     s.warps = std::max<std::int64_t>(1, std::min(s.warps, s.vectors / round));
   } else if (s.vectors < s.warps * round * axis_policy::min_stream_rounds) {
@@ -774,9 +776,8 @@ void launch_rows(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, devic
   // The flat kernel writes outputs in order (16-byte stores of several); permuted ones go on.
   if (contiguous && log2_row_vectors >= 0 && p.out_order.identity())
     launch_flat_rows<T, Acc>(in, rows, log2_row_vectors, out, op, to_acc, l);
-  else if (testing::forced_row_stream() != testing::row_stream_choice::never &&
-           (tile || (groups && group_slot_use(rows) < axis_policy::min_group_slot_use) ||
-            testing::forced_row_stream() == testing::row_stream_choice::always) &&
+  else if ((tile || (groups && group_slot_use(rows) < axis_policy::min_group_slot_use) ||
+            testing::forced_row_stream()) &&
            launch_row_stream<T, Acc>(in, p, rows, out, op, to_acc, l))
     return;
   else if (tile)

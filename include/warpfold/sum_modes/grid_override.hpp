@@ -3,6 +3,8 @@
 // part of the API; production code never sets it.
 #pragma once
 
+#include "warpfold/detail/test_override.hpp"
+
 namespace warpfold::testing {
 
 inline int& forced_sum_grid() {
@@ -10,15 +12,6 @@ inline int& forced_sum_grid() {
   return blocks;
 }
 
-class scoped_sum_grid {
- public:
-  explicit scoped_sum_grid(int blocks) : previous_(forced_sum_grid()) { forced_sum_grid() = blocks; }
-  ~scoped_sum_grid() { forced_sum_grid() = previous_; }
-  scoped_sum_grid(const scoped_sum_grid&) = delete;
-  scoped_sum_grid& operator=(const scoped_sum_grid&) = delete;
-
- private:
-  int previous_;
-};
+using scoped_sum_grid = scoped_override<int, forced_sum_grid>;
 
 }  // namespace warpfold::testing
