@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <tuple>
@@ -18,6 +20,7 @@
 
 #include "warpfold/axes.hpp"
 #include "warpfold/axis/plan.hpp"
+#include "warpfold/axis/transposed_tiles_plan.hpp"
 #include "warpfold/error.hpp"
 #include "warpfold_test/generate.hpp"
 
@@ -826,6 +829,192 @@ TEST(RowStreamSplits, CountedBoundaryByBoundaryAsRowByRow) {
     with_splits += expected > 0;
   }
   EXPECT_GT(with_splits, 1000);
+}
+
+// ---- transposed tiles: the tile walk against the naive loop ----
+
+// The elements that transposed_tiles_kernel folds into each output, read off the shape as the
+// kernel walks it (axis/transposed_tiles_plan.hpp): tiles, their outputs, each output's places
+// in the staged tile, and each place's elements. Sets `problem` where the walk leaves the
+// outputs, or reads a staged place that none of the tile's rows fills.
+std::vector<naive_output> tiled_reduction(const warpfold::axis::transposed_tiles_shape& s, std::int64_t outputs,
+                                          std::int64_t vector_size, std::string& problem) {
+  std::vector<naive_output> got(static_cast<std::size_t>(outputs));
+  const std::int64_t pitch = s.vectors_per_row * vector_size;
+  for (std::int64_t outer = 0; outer < s.outer_kept.size(); ++outer)
+    for (std::int64_t rt = 0; rt < s.rows_tiles; ++rt)
+      for (std::int64_t mt = 0; mt < s.row_axis_tiles; ++mt) {
+        const std::int64_t first_slab = mt * s.row_axis_tile, first_row = rt * s.rows_tile;
+        const std::int64_t slabs = std::min(s.row_axis_tile, s.row_axis_extent - first_slab);
+        const std::int64_t rows = std::min(s.rows_tile, s.rows_extent - first_row);
+        const std::int64_t in0 = s.outer_kept.offset(outer) + first_slab * s.slab + first_row * s.rows_in_stride;
+        const std::int64_t out0 =
+            s.outer_kept_out.offset(outer) + first_slab * s.row_axis_out_stride + first_row * s.rows_out_stride;
+        std::int64_t extent[3];
+        for (int a = 0; a < 3; ++a)
+          extent[a] = s.out_axes[a].along == 1 ? slabs : s.out_axes[a].along == 2 ? rows : s.out_axes[a].extent;
+        for (std::int64_t i0 = 0; i0 < extent[0]; ++i0)
+          for (std::int64_t i1 = 0; i1 < extent[1]; ++i1)
+            for (std::int64_t i2 = 0; i2 < extent[2]; ++i2) {
+              const std::int64_t staged = i0 * s.out_axes[0].staged_stride + i1 * s.out_axes[1].staged_stride +
+                                          i2 * s.out_axes[2].staged_stride;
+              const std::int64_t o = out0 + i0 * s.out_axes[0].out_stride + i1 * s.out_axes[1].out_stride +
+                                     i2 * s.out_axes[2].out_stride;
+              if (o < 0 || o >= outputs) {
+                problem = "output " + std::to_string(o) + " is outside the " + std::to_string(outputs) + " outputs";
+                return got;
+              }
+              for (std::int64_t r1 = 0; r1 < s.slab_reduced_extent[1]; ++r1)
+                for (std::int64_t r0 = 0; r0 < s.slab_reduced_extent[0]; ++r0) {
+                  const std::int64_t place = staged + r1 * s.slab_reduced_stride[1] + r0 * s.slab_reduced_stride[0];
+                  const std::int64_t row = place / pitch, at = place % pitch;
+                  if (row >= rows || at >= slabs * s.slab) {
+                    problem = "staged place " + std::to_string(place) + " is outside the tile's rows";
+                    return got;
+                  }
+                  for (std::int64_t j = 0; j < s.outer_reduced.size(); ++j)
+                    got[o].offsets.push_back(in0 + row * s.rows_in_stride + at + s.outer_reduced.offset(j));
+                }
+            }
+      }
+  return got;
+}
+
+// Whether a view takes transposed tiles for elements of T with accumulators of Acc and, if it
+// does, whether their walk folds into each output exactly the view's elements (in any order),
+// within the staging.
+template <typename T, typename Acc>
+::testing::AssertionResult tiles_match_naive(const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides,
+                                             const std::vector<int>& list, bool& taken, std::int64_t wave = 1) {
+  const int rank = static_cast<int>(extents.size());
+  std::vector<bool> reduced(rank, false);
+  for (int a : list) reduced[a] = true;
+  const plan p = make_plan(shape(extents), strides.data(), axes(list), false, "test");
+  warpfold::axis::transposed_tiles_shape s{};
+  taken = warpfold::axis::transposed_tiles_for<T, Acc>(p, wave, s);
+  if (!taken) return ::testing::AssertionSuccess();
+  auto fail = [&]() {
+    auto f = ::testing::AssertionFailure() << describe(shape(extents), axes(list)) << " strides (";
+    for (int a = 0; a < rank; ++a) f << (a ? ", " : "") << strides[a];
+    return f << "), " << sizeof(T) << "-byte elements: ";
+  };
+  constexpr std::int64_t vector_size = 16 / sizeof(T);
+  const std::int64_t capacity = std::int64_t(warpfold::axis::transposed_block) *
+                                warpfold::axis::transposed_vectors_per_thread<T, Acc>;
+  if (s.rows_tile * s.vectors_per_row > capacity)
+    return fail() << s.rows_tile << " rows of " << s.vectors_per_row << " vectors, more than " << capacity;
+  std::int64_t last = 0;
+  for (int a = 0; a < rank; ++a) last += (extents[a] - 1) * strides[a];
+  if (s.end != last + 1) return fail() << "end " << s.end << ", expected " << last + 1;
+  std::string problem;
+  std::vector<naive_output> got = tiled_reduction(s, p.outputs, vector_size, problem);
+  if (!problem.empty()) return fail() << problem;
+  std::vector<naive_output> expected = naive_view_reduction(extents, strides, reduced);
+  for (std::size_t o = 0; o < expected.size(); ++o) {
+    std::sort(expected[o].offsets.begin(), expected[o].offsets.end());
+    std::sort(got[o].offsets.begin(), got[o].offsets.end());
+    if (got[o].offsets != expected[o].offsets)
+      return fail() << "output " << o << " folds " << got[o].offsets.size() << " elements, expected "
+                    << expected[o].offsets.size();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+template <typename T, typename Acc>
+void expect_tiles(const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides,
+                  const std::vector<int>& list, bool expect_taken, std::int64_t wave = 1) {
+  bool taken = false;
+  EXPECT_TRUE((tiles_match_naive<T, Acc>(extents, strides, list, taken, wave)));
+  EXPECT_EQ(taken, expect_taken) << describe(shape(extents), axes(list)) << ", " << sizeof(T) << "-byte elements";
+}
+
+// Views whose outputs lie in memory in another order than in the output: the GPU test's
+// kinds (axis_views_test.cpp: TransposedOutputsThroughTiles), in 1-, 2-, 4- and 8-byte
+// elements (the planner reads only their sizes), and views that must not take the tiles.
+TEST(TransposedTiles, ListedViewsFoldEveryElementOnce) {
+  using std::int8_t, std::int64_t, std::uint16_t;
+  const std::int64_t w = 301, c = 1001;
+  const std::vector<std::tuple<std::vector<std::int64_t>, std::vector<std::int64_t>, std::vector<int>>> views{
+      {{27, w, 3}, {1, 81, 27}, {2}},
+      {{27, w, 3}, {1, 83, 27}, {2}},
+      {{c, 17, 3}, {1, 3 * c, c}, {2}},
+      {{2, 9, c / 2, 7}, {9 * 7 * (c / 2), 7 * (c / 2), 1, c / 2}, {0}},
+      {{3, 2, 5, 39, w}, {2 * 5 * 39 * w, 5 * 39 * w, 39 * w, 1, 39}, {2}},
+      {{5, w, 3, 2}, {1, 30, 5, 15}, {2, 3}},
+      {{13, w, 4, 3}, {1, 13, 13 * w, 52 * w}, {2}},
+      {{27, 5, 3}, {1, 81, 27}, {2}},
+  };
+  for (const auto& [extents, strides, list] : views) {
+    expect_tiles<float, float>(extents, strides, list, true);
+    expect_tiles<uint16_t, float>(extents, strides, list, true);  // halves summed in float
+    expect_tiles<double, double>(extents, strides, list, true);
+  }
+  // Outputs of 64 elements: 256 bytes of floats are taken, 512 of doubles are not.
+  expect_tiles<float, float>({27, w / 4, 64}, {1, 27 * 64, 27}, {2}, true);
+  expect_tiles<double, double>({27, w / 4, 64}, {1, 27 * 64, 27}, {2}, false);
+  // Outputs in memory's order (a matrix along either axis), and a broadcast axis: not taken.
+  expect_tiles<float, float>({w, 27}, {27, 1}, {0}, false);
+  expect_tiles<float, float>({w, 27}, {27, 1}, {1}, false);
+  expect_tiles<float, float>({27, w, 3}, {1, 0, 27}, {2}, false);
+  // int8 sums in int64: one vector a thread.
+  expect_tiles<int8_t, int64_t>({27, w, 3}, {1, 81, 27}, {2}, true);
+  // Too few tiles for a wave of 396 blocks: cut smaller where each still gives every thread a
+  // vector, otherwise not taken.
+  expect_tiles<float, float>({24, 1319, 11, 5}, {72545, 55, 1, 11}, {0}, false, 396);
+  expect_tiles<float, float>({27, 10000, 3}, {1, 81, 27}, {2}, true, 396);
+  // A few tiles that each fold many outer reduced indices: not taken for a wave, taken forced.
+  expect_tiles<float, float>({2, 17, 19, 26, 28}, {1, 2, 34, 646, 16796}, {0, 3}, false, 396);
+  expect_tiles<float, float>({2, 17, 19, 26, 28}, {1, 2, 34, 646, 16796}, {0, 3}, true, 1);
+  warpfold::axis::transposed_tiles_shape cut{};
+  const plan tall = make_plan(shape({27, 10000, 3}), std::vector<int64_t>{1, 81, 27}.data(), axes({2}), false, "test");
+  ASSERT_TRUE((warpfold::axis::transposed_tiles_for<float, float>(tall, 396, cut)));
+  EXPECT_GE(cut.row_axis_tiles, 396);
+}
+
+// Random permuted views of random parents, some sliced, reduced over a random set of axes: the
+// walk must fold every element of every output once wherever the planner takes the tiles, and
+// it must take them often enough for this to mean something. Half the time for a wave of 264
+// blocks, which cuts tiles smaller.
+TEST(TransposedTiles, RandomViewsFoldEveryElementOnce) {
+  std::mt19937_64 random(warpfold_test::seed_for("transposed-tiles", 0));
+  int taken_count = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int rank = 2 + static_cast<int>(random() % 4);
+    std::vector<std::int64_t> parent(rank);
+    std::int64_t elements = 1;
+    for (int a = 0; a < rank; ++a) {
+      parent[a] = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::exp2(std::uniform_real_distribution<double>(0, 9)(random))));
+      while (elements * parent[a] > 200000 && parent[a] > 1) parent[a] /= 2;
+      elements *= parent[a];
+    }
+    std::vector<std::int64_t> parent_stride(rank, 1);
+    for (int a = rank - 2; a >= 0; --a) parent_stride[a] = parent_stride[a + 1] * parent[a + 1];
+    std::vector<int> order(rank);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), random);
+    std::vector<std::int64_t> extents(rank), strides(rank);
+    for (int a = 0; a < rank; ++a) {
+      const int from = order[a];
+      const bool slice = parent[from] >= 3 && random() % 5 == 0;
+      extents[a] = slice ? parent[from] - 2 : parent[from];
+      strides[a] = parent_stride[from];
+    }
+    std::vector<int> list;
+    for (int a = 0; a < rank; ++a)
+      if (extents[a] <= 16 && random() % 2) list.push_back(a);  // few elements an output
+    if (list.empty()) continue;
+    bool taken = false;
+    // Tiles as large as the staging holds, or cut for a wave of 264 blocks.
+    ::testing::AssertionResult result = tiles_match_naive<float, float>(extents, strides, list, taken, trial % 2 ? 264 : 1);
+    EXPECT_TRUE(result) << "trial " << trial;
+    taken_count += taken;
+    result = tiles_match_naive<std::uint16_t, float>(extents, strides, list, taken);
+    EXPECT_TRUE(result) << "trial " << trial;
+    result = tiles_match_naive<std::int8_t, std::int64_t>(extents, strides, list, taken);
+    EXPECT_TRUE(result) << "trial " << trial;
+    if (!result) return;
+  }
+  EXPECT_GT(taken_count, 100);
 }
 
 }  // namespace

@@ -30,6 +30,10 @@
 //   memory), with the reduced axis just above them contiguous ([.., K, R, C] over R and more):
 //   columns_kernel over each R x C slab, each output folding every C-th column of it
 //   (interleaved_columns_for).
+// - before all of these, outputs that lie in memory in another order than in the output and
+//   read a few elements each (a permuted [27, 649181, 3] over its last axis): a tiled transpose,
+//   read along memory and written along the output (transposed_tiles_kernel), where its tiles
+//   fill the GPU.
 // Every case is one launch. Grids are at most one resident wave, with the work items spread
 // evenly over them (a grid of 512 for 1024 items, not 528). Launches are dependent launches
 // (blocks/dependent_launch.cuh); every kernel starts with wait_for_prior_kernels(). Kernels
@@ -58,6 +62,8 @@
 #include "warpfold/axis/short_rows_kernel.cuh"
 #include "warpfold/axis/stream_override.hpp"
 #include "warpfold/axis/tiled_rows_kernel.cuh"
+#include "warpfold/axis/transposed_override.hpp"
+#include "warpfold/axis/transposed_tiles_kernel.cuh"
 #include "warpfold/blocks/grid.cuh"
 #include "warpfold/device/dispatch.cuh"
 #include "warpfold/device/launcher.hpp"
@@ -131,6 +137,7 @@ struct axis_policy {
   // round) 1.24x and f16 15x7x227x3x140 over {2} (19 MiB, two rounds) 1.84x slower, and arrays
   // of 1 MiB up to 4.7x.
   static constexpr std::int64_t min_stream_rounds = 8;
+  // Transposed tiles: transposed_tiles_policy (axis/transposed_tiles_plan.hpp).
 };
 
 // Segments by offsets (axis/segments_kernel.cuh).
@@ -760,6 +767,19 @@ inline double group_slot_use(const short_rows_shape& rows) {
   return double(rows.items) / double(blocks::ceil_div(rows.items, round) * round);
 }
 
+// Plan p through transposed tiles, if it suits them (transposed_tiles_for), for a wave of this
+// device's resident blocks: whether it was launched.
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+bool launch_transposed_tiles(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
+  auto kernel = transposed_tiles_kernel<T, Acc, Op, ToAcc, Out>;
+  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, transposed_block, l.device());
+  transposed_tiles_shape s{};
+  if (!transposed_tiles_for<T, Acc>(p, testing::forced_transposed_tiles() ? 1 : wave, s)) return false;
+  const std::int64_t tiles = s.outer_kept.size() * s.row_axis_tiles * s.rows_tiles;
+  l.launch(kernel, static_cast<unsigned>(balanced_grid(tiles, wave)), transposed_block, in, s, out, op, to_acc);
+  return true;
+}
+
 // A rows plan's kernel (its kept axes in the order to walk them: in_memory_order).
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 void launch_rows(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
@@ -799,6 +819,7 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
       return;
     case plan_kind::rows: {
       if constexpr (!is_arg_op_v<Op>) {
+        if (launch_transposed_tiles<T, Acc>(in, p, out, op, to_acc, l)) return;
         plan merged;
         if (const std::int64_t merge = merged_columns_for<T, Acc>(p, merged))
           return launch_columns<T, Acc>(in, merged, out, op, to_acc, l, merge);
@@ -806,6 +827,9 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
       return launch_rows<T, Acc>(in, in_memory_order<T>(p), out, op, to_acc, l);
     }
     case plan_kind::columns: {
+      if constexpr (!is_arg_op_v<Op>) {
+        if (launch_transposed_tiles<T, Acc>(in, p, out, op, to_acc, l)) return;
+      }
       tiled_rows_shape slabs{};
       if (tiled_slabs_for<T>(p, slabs))
         return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);

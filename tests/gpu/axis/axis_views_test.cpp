@@ -16,6 +16,7 @@
 
 #include "axis_test_util.hpp"
 #include "warpfold/axis/stream_override.hpp"
+#include "warpfold/axis/transposed_override.hpp"
 
 namespace {
 
@@ -464,6 +465,37 @@ TYPED_TEST(AxisViews, PermutedKeptAxesAreWalkedInMemoryOrder) {
           {{6, 9, 2, 13, 5}, {5, 390, 3510, 30, 1}, {2, 4}, 1},         // parent [2, 9, 13, 6, 5]: two runs of 5
       },
       71, stream.get());
+}
+
+// Few elements per output, in an output whose order is not memory's: the transposed tile
+// (axis/transposed_tiles_kernel.cuh). A contiguous slab of small axes below the axis that the
+// tile's rows run along, the output's innermost axis far away in memory (rows of the tile
+// anywhere), two reduced axes in the slab, reduced axes outside the tile (folded while
+// reading), a slice whose gaps break the rows, kept axes around the tile, tiles cut at every
+// edge, and reductions of 256 bytes an output (the largest taken for 4-byte types; 2-byte types
+// at 128, 8-byte ones go to the other kernels). The planner takes the tiles only where they fill
+// the GPU, so the views run once forced through the kernel (a test-only override), then as the
+// planner chooses. Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, TransposedOutputsThroughTiles) {
+  owned_stream stream;
+  const bool quick = warpfold_test::quick_mode();
+  const std::int64_t w = quick ? 301 : 4099, c = quick ? 1001 : 20011;
+  const std::vector<view_at_end> views{
+          {{27, w, 3}, {1, 81, 27}, {2}, 0},                            // rows of 3 x 27 slabs along w
+          {{27, w, 3}, {1, 83, 27}, {2}, 1},                            // gaps of 2: a slab per row
+          {{c, 17, 3}, {1, 3 * c, c}, {2}, 1},                          // 17 rows of the output's innermost axis
+          {{2, 9, c / 2, 7}, {9 * 7 * (c / 2), 7 * (c / 2), 1, c / 2}, {0}, 3},  // and a kept axis around
+          {{3, 2, 5, 39, w}, {2 * 5 * 39 * w, 5 * 39 * w, 39 * w, 1, 39}, {2}, 2},  // reduced outside the tile
+          {{5, w, 3, 2}, {1, 30, 5, 15}, {2, 3}, 1},                    // two reduced axes in the slab
+          {{13, w, 4, 3}, {1, 13, 13 * w, 52 * w}, {2}, 0},             // slab, rows along w, 3 rows, 4 outside
+          {{27, 5, 3}, {1, 81, 27}, {2}, 3},                            // one small tile
+          {{27, w / 4, 64}, {1, 27 * 64, 27}, {2}, 0},                  // 64 elements an output
+  };
+  {
+    const warpfold::testing::scoped_transposed_tiles forced(true);
+    expect_views_at_end<TypeParam>(views, 79, stream.get());
+  }
+  expect_views_at_end<TypeParam>(views, 83, stream.get());
 }
 
 // Reductions over axes of extent 1 only: copies of the view, converted (a columns plan of one
