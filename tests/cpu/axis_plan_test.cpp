@@ -891,7 +891,7 @@ template <typename T, typename Acc>
   for (int a : list) reduced[a] = true;
   const plan p = make_plan(shape(extents), strides.data(), axes(list), false, "test");
   warpfold::axis::transposed_tiles_shape s{};
-  taken = warpfold::axis::transposed_tiles_for<T, Acc>(p, wave, s);
+  taken = warpfold::axis::transposed_tiles_for<T, Acc>(p, [wave] { return wave; }, s);
   if (!taken) return ::testing::AssertionSuccess();
   auto fail = [&]() {
     auto f = ::testing::AssertionFailure() << describe(shape(extents), axes(list)) << " strides (";
@@ -967,7 +967,7 @@ TEST(TransposedTiles, ListedViewsFoldEveryElementOnce) {
   expect_tiles<float, float>({2, 17, 19, 26, 28}, {1, 2, 34, 646, 16796}, {0, 3}, true, 1);
   warpfold::axis::transposed_tiles_shape cut{};
   const plan tall = make_plan(shape({27, 10000, 3}), std::vector<int64_t>{1, 81, 27}.data(), axes({2}), false, "test");
-  ASSERT_TRUE((warpfold::axis::transposed_tiles_for<float, float>(tall, 396, cut)));
+  ASSERT_TRUE((warpfold::axis::transposed_tiles_for<float, float>(tall, [] { return std::int64_t{396}; }, cut)));
   EXPECT_GE(cut.row_axis_tiles, 396);
 }
 

@@ -60,9 +60,8 @@
 #include "warpfold/axis/row_stream_kernel.cuh"
 #include "warpfold/axis/segments_kernel.cuh"
 #include "warpfold/axis/short_rows_kernel.cuh"
-#include "warpfold/axis/stream_override.hpp"
+#include "warpfold/axis/test_overrides.hpp"
 #include "warpfold/axis/tiled_rows_kernel.cuh"
-#include "warpfold/axis/transposed_override.hpp"
 #include "warpfold/axis/transposed_tiles_kernel.cuh"
 #include "warpfold/blocks/grid.cuh"
 #include "warpfold/device/dispatch.cuh"
@@ -772,11 +771,14 @@ inline double group_slot_use(const short_rows_shape& rows) {
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 bool launch_transposed_tiles(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
   auto kernel = transposed_tiles_kernel<T, Acc, Op, ToAcc, Out>;
-  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, transposed_block, l.device());
+  auto resident = [&] {
+    return std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, transposed_block, l.device());
+  };
+  auto wave_of = [&] { return testing::forced_transposed_tiles() ? std::int64_t{1} : resident(); };
   transposed_tiles_shape s{};
-  if (!transposed_tiles_for<T, Acc>(p, testing::forced_transposed_tiles() ? 1 : wave, s)) return false;
+  if (!transposed_tiles_for<T, Acc>(p, wave_of, s)) return false;
   const std::int64_t tiles = s.outer_kept.size() * s.row_axis_tiles * s.rows_tiles;
-  l.launch(kernel, static_cast<unsigned>(balanced_grid(tiles, wave)), transposed_block, in, s, out, op, to_acc);
+  l.launch(kernel, static_cast<unsigned>(balanced_grid(tiles, resident())), transposed_block, in, s, out, op, to_acc);
   return true;
 }
 

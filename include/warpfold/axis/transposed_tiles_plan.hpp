@@ -86,8 +86,10 @@ struct transposed_tiles_shape {
 // the tiles fill `wave` blocks (cut smaller for that, while every thread keeps a vector to
 // read; or, where they cannot be cut, a quarter of it unless each tile reads its rows once).
 // Not for argmin/argmax (the caller's check) or copies. Fills `s`.
-template <typename T, typename Acc>
-bool transposed_tiles_for(const plan& p, std::int64_t wave, transposed_tiles_shape& s) {
+// `wave_of()` gives the wave; it is asked only of plans that pass every other test (it is an
+// occupancy query, and every rows and columns plan comes here first).
+template <typename T, typename Acc, typename WaveOf>
+bool transposed_tiles_for(const plan& p, WaveOf wave_of, transposed_tiles_shape& s) {
   constexpr std::int64_t V = 16 / sizeof(T);
   constexpr int K = transposed_vectors_per_thread<T, Acc>;
   if constexpr (K < 1) {
@@ -98,30 +100,26 @@ bool transposed_tiles_for(const plan& p, std::int64_t wave, transposed_tiles_sha
         p.reduced * std::int64_t(sizeof(T)) > transposed_tiles_policy::max_reduced_bytes)
       return false;
     if (p.kind == plan_kind::rows && !p.out_order.identity()) return false;
-    struct axis_info {
-      std::int64_t extent, in_stride, out_stride;
-      bool kept;
-    };
     constexpr int most = 2 * strided_dims::max_dims + 1;
-    axis_info axes[most];
+    detail::plan_axis axes[most];  // (extent, input stride, reduced, output stride)
     int count = 0;
     // Kept axes in the output's order (row-major output strides), then the reduced ones.
     const strided_dims& kept = p.kind == plan_kind::columns ? p.kept_all : p.kept;
     std::int64_t out_step = 1;
     for (int i = kept.count - 1; i >= 0; --i) {
-      if (kept.extent[i] > 1) axes[count++] = {kept.extent[i], kept.stride[i], out_step, true};
+      if (kept.extent[i] > 1) axes[count++] = {kept.extent[i], kept.stride[i], false, out_step};
       out_step *= kept.extent[i];
     }
     for (int i = 0; i < p.runs.count; ++i)
-      if (p.runs.extent[i] > 1) axes[count++] = {p.runs.extent[i], p.runs.stride[i], 0, false};
-    if (p.kind == plan_kind::rows && p.run_length > 1) axes[count++] = {p.run_length, p.inner_stride, 0, false};
+      if (p.runs.extent[i] > 1) axes[count++] = {p.runs.extent[i], p.runs.stride[i], true};
+    if (p.kind == plan_kind::rows && p.run_length > 1) axes[count++] = {p.run_length, p.inner_stride, true};
     for (int i = 0; i < count; ++i)
-      if (axes[i].in_stride <= 0) return false;  // broadcast axes
-    std::sort(axes, axes + count, [](const axis_info& a, const axis_info& b) { return a.in_stride < b.in_stride; });
-    if (count == 0 || axes[0].in_stride != 1) return false;
+      if (axes[i].stride <= 0) return false;  // broadcast axes
+    std::sort(axes, axes + count, [](const detail::plan_axis& a, const detail::plan_axis& b) { return a.stride < b.stride; });
+    if (count == 0 || axes[0].stride != 1) return false;
     int innermost_out = -1, first_kept = -1;
     for (int i = 0; i < count; ++i) {
-      if (!axes[i].kept) continue;
+      if (axes[i].reduced) continue;
       if (first_kept < 0) first_kept = i;
       if (axes[i].out_stride == 1) innermost_out = i;
     }
@@ -130,29 +128,29 @@ bool transposed_tiles_for(const plan& p, std::int64_t wave, transposed_tiles_sha
     const std::int64_t capacity = std::int64_t(transposed_block) * K * V;  // elements a tile stages
     std::int64_t slab = 1;
     int slab_axes = 0;
-    while (slab_axes < count && axes[slab_axes].in_stride == slab && slab * axes[slab_axes].extent <= capacity)
+    while (slab_axes < count && axes[slab_axes].stride == slab && slab * axes[slab_axes].extent <= capacity)
       slab *= axes[slab_axes++].extent;
-    const int row_axis = slab_axes < count && axes[slab_axes].kept && axes[slab_axes].in_stride == slab ? slab_axes : -1;
+    const int row_axis = slab_axes < count && !axes[slab_axes].reduced && axes[slab_axes].stride == slab ? slab_axes : -1;
     const int rows_axis = innermost_out < slab_axes || innermost_out == row_axis ? -1 : innermost_out;
 
     s = {};
     int out_axes = 0;
     s.slab_reduced_extent[0] = s.slab_reduced_extent[1] = 1;
     for (int i = 0; i < slab_axes; ++i) {
-      if (axes[i].kept) {
+      if (!axes[i].reduced) {
         if (out_axes == 3) return false;
-        s.out_axes[out_axes++] = {axes[i].extent, axes[i].in_stride, axes[i].out_stride, 0};
+        s.out_axes[out_axes++] = {axes[i].extent, axes[i].stride, axes[i].out_stride, 0};
       } else {
         if (s.slab_reduced_count == 2) return false;
         s.slab_reduced_extent[s.slab_reduced_count] = axes[i].extent;
-        s.slab_reduced_stride[s.slab_reduced_count++] = axes[i].in_stride;
+        s.slab_reduced_stride[s.slab_reduced_count++] = axes[i].stride;
       }
     }
     s.slab = slab;
     s.row_axis_extent = row_axis >= 0 ? axes[row_axis].extent : 1;
     s.row_axis_out_stride = row_axis >= 0 ? axes[row_axis].out_stride : 0;
     s.rows_extent = rows_axis >= 0 ? axes[rows_axis].extent : 1;
-    s.rows_in_stride = rows_axis >= 0 ? axes[rows_axis].in_stride : 0;
+    s.rows_in_stride = rows_axis >= 0 ? axes[rows_axis].stride : 0;
     s.rows_out_stride = rows_axis >= 0 ? axes[rows_axis].out_stride : 0;
     if (out_axes + (row_axis >= 0) + (rows_axis >= 0) > 3) return false;
 
@@ -168,9 +166,10 @@ bool transposed_tiles_for(const plan& p, std::int64_t wave, transposed_tiles_sha
     // Enough tiles for the wave: f32 [24, 1319, 11, 5] with strides (72545, 55, 1, 11) over axis
     // 0 made 18 tiles of 74 slabs, and took 4.9x the time of the rows kernels (H100,
     // 2026-11-28). Smaller tiles, while every thread keeps a vector to read.
+    const std::int64_t wave = wave_of();
     std::int64_t outer_tiles = 1;  // the kept axes outside the tile
     for (int i = slab_axes; i < count; ++i)
-      if (axes[i].kept && i != row_axis && i != rows_axis) outer_tiles *= axes[i].extent;
+      if (!axes[i].reduced && i != row_axis && i != rows_axis) outer_tiles *= axes[i].extent;
     outer_tiles *= detail::ceil_div(s.rows_extent, s.rows_tile);
     const bool cut = outer_tiles * detail::ceil_div(s.row_axis_extent, s.row_axis_tile) < wave;
     if (cut)
@@ -195,11 +194,11 @@ bool transposed_tiles_for(const plan& p, std::int64_t wave, transposed_tiles_sha
     // The rest, outermost in memory first.
     for (int i = count - 1; i >= slab_axes; --i) {
       if (i == row_axis || i == rows_axis) continue;
-      if (axes[i].kept) {
-        s.outer_kept.push(axes[i].extent, axes[i].in_stride);
+      if (!axes[i].reduced) {
+        s.outer_kept.push(axes[i].extent, axes[i].stride);
         s.outer_kept_out.push(axes[i].extent, axes[i].out_stride);
       } else {
-        s.outer_reduced.push(axes[i].extent, axes[i].in_stride);
+        s.outer_reduced.push(axes[i].extent, axes[i].stride);
       }
     }
     // Fewer tiles than a quarter of the wave, each folding several outer reduced indices one
@@ -209,7 +208,7 @@ bool transposed_tiles_for(const plan& p, std::int64_t wave, transposed_tiles_sha
     const std::int64_t tiles = s.outer_kept.size() * s.row_axis_tiles * s.rows_tiles;
     if (tiles * 4 < wave && s.outer_reduced.size() > 1) return false;
     s.end = 1;  // one past the last element: every axis at its last index
-    for (int i = 0; i < count; ++i) s.end += (axes[i].extent - 1) * axes[i].in_stride;
+    for (int i = 0; i < count; ++i) s.end += (axes[i].extent - 1) * axes[i].stride;
     return true;
   }
 }

@@ -15,8 +15,7 @@
 #include <vector>
 
 #include "axis_test_util.hpp"
-#include "warpfold/axis/stream_override.hpp"
-#include "warpfold/axis/transposed_override.hpp"
+#include "warpfold/axis/test_overrides.hpp"
 
 namespace {
 
