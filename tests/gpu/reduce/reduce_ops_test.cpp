@@ -115,6 +115,25 @@ TYPED_TEST(ReduceOps, EveryOpAtEachLaunchShapeBoundary) {
   }
 }
 
+// The large shape, from its first size (Policy::large_input_bytes) on. For 2-byte elements,
+// argmin and argmax stage their loads in shared memory there (device/dispatch.cuh:
+// stages_loads): whole batches through the staging, then single vectors, then the tail. Quick
+// mode (the sanitizers) keeps the 2-byte types, the last size and offset 3.
+TYPED_TEST(ReduceOps, EveryOpAtTheLargeShape) {
+  using T = TypeParam;
+  if (quick_mode() && sizeof(T) != 2) GTEST_SKIP() << "quick mode: only the 2-byte types, which stage their loads";
+  const std::int64_t first = warpfold::device::reduce_policy::large_input_bytes / std::int64_t(sizeof(T));
+  for (std::int64_t n : {first - 1, first, first + 4099}) {
+    for (int offset : {0, 3}) {
+      if (quick_mode() && (n != first + 4099 || offset != 3)) continue;
+      const std::uint64_t seed = seed_for(std::string("large-shape/") + type_name<T>() + "/" + std::to_string(offset), n);
+      SCOPED_TRACE(::testing::Message() << type_name<T>() << " n = " << n << " offset = " << offset << " seed = " << seed);
+      check_every_op(make_values<T>(n, seed), offset, cudaStream_t{});
+      if (this->HasFailure()) return;
+    }
+  }
+}
+
 TYPED_TEST(ReduceOps, FullRangeValuesWrapOrStayWithinTheBound) {
   using T = TypeParam;
   for (std::int64_t n : sizes_up_to(standard_sizes(), 1 << 21)) {

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include <warpfold/device/reduce_policy.hpp>
 #include <warpfold/reduce.hpp>
 
 #include "reduce_test_util.hpp"
@@ -207,6 +208,28 @@ TYPED_TEST(Statistics, MeanAndVarianceMatchTheReference) {
         const long double sd = std::sqrt(var);
         EXPECT_TRUE(near(to_real(sm.var), sd, var_bound<R<T>>(r, var) / (sd > 0 ? 2 * sd : 1) + epsilon<R<T>>() * sd, "std"));
       }
+      EXPECT_TRUE(input.unchanged());
+    }
+}
+
+// The large shape (Policy::large_input_bytes on), where var_mean of 2-byte elements stages its
+// loads in shared memory (device/dispatch.cuh: stages_loads). Quick mode (the sanitizers) keeps
+// the 2-byte types and one misaligned size.
+TYPED_TEST(Statistics, MeanAndVarianceAtTheLargeShape) {
+  using T = TypeParam;
+  if (quick_mode() && sizeof(T) != 2) GTEST_SKIP() << "quick mode: only the 2-byte types, which stage their loads";
+  const std::int64_t first = warpfold::device::reduce_policy::large_input_bytes / std::int64_t(sizeof(T));
+  for (std::int64_t n : {first, first + 4099})
+    for (int offset : {0, 3}) {
+      if (quick_mode() && (n == first || offset == 0)) continue;
+      const std::vector<T> x = make_values<T>(n, seed_for("large-moments", n + offset), value_mode::moderate);
+      const device_input<T> input(x, guard_layout{offset, 0});
+      const reference r = reference_of(x.data(), n);
+      SCOPED_TRACE(size_name(n) + " offset " + std::to_string(offset));
+      const long double var = var_of(r, 1);
+      const auto vm = warpfold::var_mean(input.data(), n);
+      EXPECT_TRUE(near(to_real(vm.mean), r.mean, mean_bound<R<T>>(r), "var_mean's mean"));
+      EXPECT_TRUE(near(to_real(vm.var), var, var_bound<R<T>>(r, var), "var"));
       EXPECT_TRUE(input.unchanged());
     }
 }
