@@ -27,8 +27,8 @@ struct reduce_policy {
   static constexpr int loads_in_flight = 4;
   // var_mean and argmin/argmax of halves hold one 1024-thread block per SM (56 and 36
   // registers), so half the loads in flight of the sum, and none while they fold. Not what
-  // keeps them at 96-97% of the ceiling at 2^28: at 2^30 they reach the sum's speed, and the
-  // gap (1.5-3.5 us from 2^24 to 2^28, H200, 2026-11-28) is a fixed cost. Their loads staged
+  // keeps them at 96-97% of the ceiling at 2^28: at 2^30 they stream at it (about 1% behind the
+  // sum), and the gap (1.5-3.5 us from 2^24 to 2^28, H200, 2026-11-28) is a fixed cost. Their loads staged
   // in shared memory instead (cp.async, two batches of four ahead, 192 KB a block; branch
   // experiment/staged-loads) made them 14-31% slower from 2^24 to 2^30, in the same run
   // (docs/results/H200/staging_2026-11-28).
