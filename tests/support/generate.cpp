@@ -85,6 +85,20 @@ std::uint64_t seed_for(const std::string& what, std::int64_t n) {
   return splitmix64(base_seed() ^ splitmix64(h + static_cast<std::uint64_t>(n) * golden_gamma));
 }
 
+parent_array random_parent(std::mt19937_64& random, int rank, double max_log2, std::int64_t max_elements,
+                           std::int64_t extra) {
+  parent_array p;
+  p.extents.resize(static_cast<std::size_t>(rank));
+  for (std::int64_t& e : p.extents) {
+    e = std::max<std::int64_t>(1, extra + static_cast<std::int64_t>(std::exp2(std::uniform_real_distribution<double>(0, max_log2)(random))));
+    while (p.elements * e > max_elements && e > 1) e /= 2;
+    p.elements *= e;
+  }
+  p.strides.assign(static_cast<std::size_t>(rank), 1);
+  for (int a = rank - 2; a >= 0; --a) p.strides[a] = p.strides[a + 1] * p.extents[a + 1];
+  return p;
+}
+
 void parallel_for_chunks(std::int64_t count, std::int64_t chunk,
                          const std::function<void(std::int64_t, std::int64_t, std::int64_t)>& body,
                          int max_threads) {

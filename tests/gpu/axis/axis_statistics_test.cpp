@@ -276,15 +276,10 @@ TYPED_TEST(AxisStatistics, RandomViews) {
   const int trials = warpfold_test::quick_mode() ? 6 : 30;
   for (int trial = 0; trial < trials; ++trial) {
     const int rank = 1 + static_cast<int>(random() % 4);
-    std::vector<std::int64_t> parent(rank);
-    std::int64_t elements = 1;
-    for (int a = 0; a < rank; ++a) {
-      parent[a] = 1 + static_cast<std::int64_t>(std::exp2(std::uniform_real_distribution<double>(0, 9)(random)));
-      while (elements * parent[a] > (1 << 18) && parent[a] > 1) parent[a] /= 2;
-      elements *= parent[a];
-    }
-    std::vector<std::int64_t> parent_stride(rank, 1);
-    for (int a = rank - 2; a >= 0; --a) parent_stride[a] = parent_stride[a + 1] * parent[a + 1];
+    const warpfold_test::parent_array p = warpfold_test::random_parent(random, rank, 9, 1 << 18, 1);
+    const std::vector<std::int64_t>& parent = p.extents;
+    const std::vector<std::int64_t>& parent_stride = p.strides;
+    const std::int64_t elements = p.elements;
     std::vector<int> order(rank);
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), random);

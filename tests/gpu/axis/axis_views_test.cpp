@@ -77,18 +77,11 @@ bool expect_sum_max_argmin(const warpfold_test::device_input<T>& parent, const v
 view_case random_view(std::mt19937_64& random, int max_rank, std::int64_t max_elements) {
   view_case v;
   const int rank = 1 + static_cast<int>(random() % max_rank);
-  std::vector<std::int64_t> parent(rank);
-  std::int64_t elements = 1;
-  for (int a = 0; a < rank; ++a) {
-    // Log-uniform extents from 1 to 1024, odd and prime ones included.
-    const double log2 = std::uniform_real_distribution<double>(0, 10)(random);
-    parent[a] = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::exp2(log2)));
-    while (elements * parent[a] > max_elements && parent[a] > 1) parent[a] /= 2;
-    elements *= parent[a];
-  }
-  v.parent_elements = elements;
-  std::vector<std::int64_t> parent_stride(rank, 1);
-  for (int a = rank - 2; a >= 0; --a) parent_stride[a] = parent_stride[a + 1] * parent[a + 1];
+  // Log-uniform extents from 1 to 1024.
+  const warpfold_test::parent_array p = warpfold_test::random_parent(random, rank, 10, max_elements);
+  const std::vector<std::int64_t>& parent = p.extents;
+  const std::vector<std::int64_t>& parent_stride = p.strides;
+  v.parent_elements = p.elements;
   std::vector<int> order(rank);
   std::iota(order.begin(), order.end(), 0);
   if (random() % 2) std::shuffle(order.begin(), order.end(), random);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,17 @@ std::uint64_t base_seed();
 // cores (at most `max_threads` if > 0). Piece `index` covers [index * chunk, ...), so a caller
 // that stores per-piece results by index and combines them in order gets the same answer
 // whatever the number of threads.
+// The parent array of a random view: `rank` extents, each max(1, extra + floor(2^u)) with u
+// uniform in [0, max_log2) (log-uniform, odd and prime extents included), halved until the
+// product stays within max_elements; row-major strides; and the product.
+struct parent_array {
+  std::vector<std::int64_t> extents;
+  std::vector<std::int64_t> strides;
+  std::int64_t elements = 1;
+};
+parent_array random_parent(std::mt19937_64& random, int rank, double max_log2, std::int64_t max_elements,
+                           std::int64_t extra = 0);
+
 void parallel_for_chunks(std::int64_t count, std::int64_t chunk,
                          const std::function<void(std::int64_t index, std::int64_t begin, std::int64_t end)>& body,
                          int max_threads = 0);
