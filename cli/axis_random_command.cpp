@@ -156,6 +156,9 @@ int run_axis_random_bench(const bench_options& o) {
   };
   random.measure = [&](const case_context& at, const keep_rows& keep) {
     for (const bench::view_case& c : cases) {
+      if (!o.random_only.empty() &&
+          std::find(o.random_only.begin(), o.random_only.end(), c.index) == o.random_only.end())
+        continue;
       const std::int64_t needed = bench::input_pool::bytes_needed(c.type, c.parent, at.device.l2_bytes) +
                                   c.outputs() * 8 + (std::int64_t(512) << 20);
       if (!fits_in_device_memory(bench::describe(c), needed, 1, at.bar)) continue;

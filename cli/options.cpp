@@ -22,6 +22,7 @@ struct raw_bench_options {
   bool distributed = false;
   std::vector<int> chunk_mib, copy_threads;
   int random_cases = 0;
+  std::vector<int> random_only;
   std::uint64_t seed = 1;
   bool seed_given = false;
   std::vector<std::string> impls, dtypes, finishers, sizes, shapes, dims;
@@ -133,6 +134,11 @@ void add_bench_options(CLI::App& app, raw_bench_options& o) {
                  "cases; scripts/compare_torch --cases FILE times torch on the same cases from the --csv file.")
       ->type_name("K")
       ->check(CLI::Range(1, 100000));
+  app.add_option("--cases", o.random_only,
+                 "With --axis --random K: measure only these of the K drawn cases (comma list of case numbers, "
+                 "0 to K-1, as the table and the CSV number them): to time again the cases a run singled out.")
+      ->delimiter(',')
+      ->type_name("LIST");
   app.add_option_function<std::uint64_t>(
          "--seed", [&o](const std::uint64_t& s) { o.seed = s, o.seed_given = true; },
          "With --axis --random: the seed of the random cases; with --segments: of the segment lengths (default "
@@ -217,6 +223,7 @@ void resolve_axis(const raw_bench_options& raw, bench_options& o) {
   if (!o.axis) {
     if (!raw.shapes.empty() || !raw.dims.empty()) throw usage_error("--shape and --dims need --axis");
     if (raw.random_cases > 0) throw usage_error("--random needs --axis");
+    if (!raw.random_only.empty()) throw usage_error("--cases needs --axis --random");
     if (raw.seed_given && !raw.segments) throw usage_error("--seed needs --axis --random or --segments");
     return;
   }
@@ -225,7 +232,14 @@ void resolve_axis(const raw_bench_options& raw, bench_options& o) {
     throw usage_error("--random draws its own shapes and dims: leave out --shape and --dims");
   if (raw.random_cases > 0 && !raw.dtypes.empty())
     throw usage_error("--random draws its own dtypes (f32, f16, bf16, i32): leave out --dtype");
+  if (!raw.random_only.empty() && raw.random_cases == 0)
+    throw usage_error("--cases picks among the --random cases: give --random K too");
+  for (int c : raw.random_only)
+    if (c < 0 || c >= raw.random_cases)
+      throw usage_error("--cases: case " + std::to_string(c) + " is not among the " + std::to_string(raw.random_cases) +
+                        " drawn (0 to " + std::to_string(raw.random_cases - 1) + ")");
   o.random_cases = raw.random_cases;
+  o.random_only = raw.random_only;
   o.seed = raw.seed;
   if (raw.sweep) throw usage_error("--axis and --sweep measure different things: give one of them");
   if (!raw.sizes.empty()) throw usage_error("--axis takes --shape, not --n");

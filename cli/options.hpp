@@ -30,6 +30,7 @@ struct bench_options {
   std::vector<bench::matrix_shape> shapes;        // --axis: the eight standard shapes by default
   std::vector<int> dims;                          // --axis: 1, 0 by default
   int random_cases = 0;                           // --axis --random K: K random N-D cases instead
+  std::vector<int> random_only;                   // --cases: only these of them (empty: all)
   bool segments = false;                          // --segments: variable-length segmented sums (f32)
   bool host = false;                              // --host: f32 sums of an array in host memory
   bool distributed = false;                       // --distributed: f32 sums sharded over every local GPU

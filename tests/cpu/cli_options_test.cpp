@@ -246,6 +246,8 @@ TEST(Options, AxisRandomTakesACountAndASeed) {
   EXPECT_EQ(o.seed, 42u);
   EXPECT_EQ(bench({"--axis", "--random", "5"}).seed, 1u) << "the default seed";
   EXPECT_EQ(bench({"--axis"}).random_cases, 0);
+  EXPECT_EQ(bench({"--axis", "--random", "200", "--cases", "32,0,199"}).random_only, (std::vector<int>{32, 0, 199}));
+  EXPECT_TRUE(bench({"--axis", "--random", "5"}).random_only.empty()) << "every case by default";
   const std::vector<std::vector<std::string>> bad = {
       {"bench", "--random", "5"},                             // without --axis
       {"bench", "--axis", "--seed", "3"},                     // a seed without cases
@@ -253,6 +255,10 @@ TEST(Options, AxisRandomTakesACountAndASeed) {
       {"bench", "--axis", "--random", "5", "--shape", "8x8"},  // the cases are drawn
       {"bench", "--axis", "--random", "5", "--dims", "0"},
       {"bench", "--axis", "--random", "5", "--dtype", "f32"},
+      {"bench", "--axis", "--cases", "1"},                     // cases without --random
+      {"bench", "--cases", "1"},
+      {"bench", "--axis", "--random", "5", "--cases", "5"},   // not drawn
+      {"bench", "--axis", "--random", "5", "--cases", "-1"},
   };
   expect_usage_errors(bad);
 }
