@@ -645,6 +645,11 @@ std::vector<naive_output> naive_view_reduction(const std::vector<std::int64_t>& 
       for (std::int64_t j = 0; j < p.runs.size(); ++j) as_rows.push_back(p.kept_all.offset(o) + p.runs.offset(j));
       if (as_rows != got[o].offsets) return fail() << "kept_all reads output " << o << " elsewhere";
     }
+    // And as rows whose runs are the innermost reduced axis, strided (as_strided_rows): the
+    // same elements in the same order, so argmin/argmax count the same indices.
+    const std::vector<naive_output> strided = planned_reduction(warpfold::axis::as_strided_rows(p));
+    for (std::int64_t o = 0; o < p.outputs; ++o)
+      if (strided[o].offsets != got[o].offsets) return fail() << "as strided rows, output " << o << " reads elsewhere";
   }
   const std::int64_t span = warpfold::axis::view_span(in, strides.data(), "test");
   for (std::size_t o = 0; o < expected.size(); ++o) {

@@ -98,6 +98,11 @@ struct axis_policy {
   // are read as rows of one element instead (small_column_tiles): a 512-thread block with
   // four loads in flight each.
   static constexpr std::int64_t min_column_tile_items = 2048;
+  // Such columns, when there are fewer outputs than the GPU has lanes, are read as strided
+  // runs where each lane of a group gets at least this many elements, or the groups fit in a
+  // wave and each output has at least this many (small_tiles_as_rows).
+  static constexpr std::int64_t min_strided_lane_elements = 4;
+  static constexpr std::int64_t min_strided_output_elements = 16;
   // Contiguous rows up to this long that the flat kernels cannot take go through shared
   // memory (tiled_rows_kernel), when the gap after each row is at most max_tiled_gap elements
   // (read along with the rows) and a tile holds at least min_tiled_rows rows.
@@ -570,14 +575,44 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
 
 // A columns plan that leaves a block little work per kept index (753x300x26x3 over the 26:
 // 3 columns by 26 rows for each of 225900 b): a column tile would hold a few dozen elements.
-// Read as rows instead, one-element runs, a lane per output walking its rows (short_rows or
-// row_chunks), neighbouring lanes on neighbouring outputs. The rows plan takes the kept axes in the
-// output's order (kept_all), so any output order works.
+// Read as rows instead (small_tiles_as_rows): one-element runs, a lane per output walking its
+// rows (short_rows or row_chunks), neighbouring lanes on neighbouring outputs; or, for few
+// outputs, strided runs along the innermost reduced axis. The rows plan takes the kept axes
+// in the output's order (kept_all), so any output order works.
 template <typename T>
 bool small_column_tiles(const plan& p) {
   constexpr int V = blocks::vector16<T>::size;
   const std::int64_t items = p.columns % V == 0 ? p.columns / V : p.columns;
   return p.kept.size() > 1 && items * p.runs.size() < axis_policy::min_column_tile_items;
+}
+
+// A columns plan with small tiles (small_column_tiles), as the rows plan to launch instead.
+// As runs of one element, a lane per output walks every element of its output in turn, with
+// neighbouring lanes on neighbouring outputs: fine while the outputs fill the GPU's lanes and
+// each has few elements. Otherwise the innermost reduced axis becomes each output's strided
+// run, read by a group of lanes (short_rows_kernel: a power of two up to a warp, about the
+// run's length), when either
+// - each lane of a group still has a few elements of its output (min_strided_lane_elements):
+//   a lane walking all of them would be a long chain of loads; or
+// - the groups of all outputs fit in one wave of the GPU's lanes, and each output has a few
+//   elements to share (min_strided_output_elements): the lanes that one-element runs leave
+//   idle are then free.
+// Groups beyond a wave, of a few elements a lane, lose: H200, 2026-11-28, one-element ->
+// strided runs: f16 13381x3x68 over {2} (40143 outputs of 68 elements, 1.3 M lanes in groups
+// of 32) 18.4 -> 31.4 us, f32 3x1x1x977x53x11 over {4} (32241 of 53) 16.5 -> 26.1, f16
+// 753x300x26x3 over {2} (677700 of 26) 51.6 -> 383.5. They win: i32 53x3x49x241x2 over
+// {1, 3} (5194 of 723) 405.9 -> 22.5, i32 7163x367x1x2 over {1} (14326 of 367) 163.9 -> 45.5,
+// i32 2x13x15x2920x24 over {1, 4} (87600 of 312) 203.6 -> 173.1, i32 1x2x625x1x3x86 over
+// {0, 5} (3750 of 86, 120 K lanes) 39.3 -> 24.8, i32 55x13x24x3x3 over {2} (6435 of 24)
+// 11.4 -> 7.3.
+inline plan small_tiles_as_rows(const plan& p, const device::device_facts& f) {
+  const plan strided = as_strided_rows(p);
+  if (strided.run_length < 2) return strided;  // nothing to run along: one-element runs
+  const std::int64_t lanes = std::int64_t(f.sm_count) * f.max_threads_per_sm;
+  const std::int64_t group = power_of_two_at_least(strided.run_length, blocks::warp_size);
+  const bool long_lanes = p.reduced >= axis_policy::min_strided_lane_elements * group;
+  const bool one_wave = p.outputs * group <= lanes && p.reduced >= axis_policy::min_strided_output_elements;
+  return p.outputs < lanes && (long_lanes || one_wave) ? strided : as_single_element_rows(p);
 }
 
 // Each kept axis's stride in a rows plan's output, which is row-major over its kept axes.
@@ -676,8 +711,11 @@ std::int64_t interleaved_columns_for(const T* in, const plan& p, plan& merged) {
         period *= p.kept.extent[i];
       }
   }
-  // Whole aligned vectors of columns, alone, already stream.
-  if (period_axes == 1 && rows_vector_aligned(in, p, p.columns)) return 0;
+  // Whole aligned vectors of columns, alone, already stream, unless their tiles would be small
+  // and the columns go to rows (small_column_tiles): f32 3x1x15x25x12x91 over {0, 5}, 12
+  // aligned columns by 91 x 3 rows, took 127.8 us as rows of one element, 9.1 us as slabs
+  // (H200, 2026-11-28).
+  if (period_axes == 1 && rows_vector_aligned(in, p, p.columns) && !small_column_tiles<T>(p)) return 0;
   const int last = p.runs.count - 1;  // runs are outermost first: the last is the innermost
   if (p.runs.stride[last] != period) return 0;
   const std::int64_t length = p.runs.extent[last];
@@ -744,18 +782,6 @@ plan in_memory_order(const plan& p) {
   const std::vector<detail::plan_axis> map = detail::merge_neighbours(by_output);
   if (!(map.size() == 1 && map[0].stride == 1)) detail::push_all(walked.out_order.map, map);
   return walked;
-}
-
-inline plan as_single_element_rows(const plan& columns) {
-  plan rows = columns;
-  rows.kind = plan_kind::rows;
-  rows.kept = columns.kept_all;
-  rows.kept_out = {};
-  rows.kept_all = {};
-  rows.run_length = 1;
-  rows.inner_stride = 1;
-  rows.columns = 0;
-  return rows;
 }
 
 // The share of short_rows_kernel's load slots that hold row items over a row's rounds of
@@ -845,7 +871,7 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
         if (const std::int64_t rows = interleaved_columns_for<T, Acc>(in, p, interleaved))
           return launch_columns<T, Acc>(in, interleaved, out, op, to_acc, l, rows, true);
       }
-      if (small_column_tiles<T>(p)) return launch<T, Acc>(in, as_single_element_rows(p), out, op, to_acc, l);
+      if (small_column_tiles<T>(p)) return launch<T, Acc>(in, small_tiles_as_rows(p, l.facts()), out, op, to_acc, l);
       launch_columns<T, Acc>(in, p, out, op, to_acc, l);
       return;
     }

@@ -375,6 +375,35 @@ inline plan make_plan(const shape& in, const std::int64_t* strides, const axes& 
   return p;
 }
 
+// A columns plan read as rows of one-element runs: every kept axis, the columns' one
+// included, in the output's order (kept_all), each output's elements in the columns plan's
+// order.
+inline plan as_single_element_rows(const plan& columns) {
+  plan rows = columns;
+  rows.kind = plan_kind::rows;
+  rows.kept = columns.kept_all;
+  rows.kept_out = {};
+  rows.kept_all = {};
+  rows.run_length = 1;
+  rows.inner_stride = 1;
+  rows.columns = 0;
+  return rows;
+}
+
+// The same, with the innermost reduced axis as each output's run, strided: its elements are
+// read in the same order, so argmin/argmax count the same indices. A plan with no reduced axis
+// to run along (none, or a broadcast one) stays as runs of one element.
+inline plan as_strided_rows(const plan& columns) {
+  plan rows = as_single_element_rows(columns);
+  const int last = columns.runs.count - 1;  // runs are outermost first
+  if (last < 0 || columns.runs.stride[last] <= 0) return rows;
+  rows.runs = {};
+  for (int i = 0; i < last; ++i) rows.runs.push(columns.runs.extent[i], columns.runs.stride[i]);
+  rows.run_length = columns.runs.extent[last];
+  rows.inner_stride = columns.runs.stride[last];
+  return rows;
+}
+
 // A row-major array.
 inline plan make_plan(const shape& in, const axes& reduce, const char* api) {
   return make_plan(in, nullptr, reduce, true, api);

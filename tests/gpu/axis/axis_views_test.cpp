@@ -392,6 +392,30 @@ TYPED_TEST(AxisViews, NarrowColumnsReadAsSlabs) {
   expect_views_at_end<T>(views, 71, stream.get());
 }
 
+// Columns plans that would leave a column tile little work per kept index (a few narrow
+// columns over short reduced axes: axis/launch.cuh, small_column_tiles) are read as rows: few
+// outputs of many elements take the innermost reduced axis as a strided run, the others runs
+// of one element. Two interleaved columns of 241-element runs under 3 rows (i32 53x3x49x241x2
+// over {1, 3} of the random cases), 12 aligned columns of a transposed view (read as slabs),
+// runs of 26, 86 and 3 elements 3 apart, a run of 291 two apart with a unit axis among the
+// reduced ones, 16 outputs of 585 elements, and runs that step over a whole outer array
+// (stride 11063). Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, SmallColumnTilesReadAsRows) {
+  using T = TypeParam;
+  owned_stream stream;
+  const std::int64_t outer = warpfold_test::quick_mode() ? 3 : 53;
+  std::vector<view_at_end> views = {
+      {{outer, 3, 49, 241, 2}, {70854, 23618, 482, 2, 1}, {1, 3}, 0},
+      {{3, 1, 15, 25, 12, 91}, {409500, 409500, 27300, 1092, 1, 12}, {0, 5}, 0},
+      {{outer, 300, 26, 3}, {23400, 78, 3, 1}, {2}, 1},
+      {{1, 2, 625, 1, 3, 86}, {322500, 161250, 258, 258, 1, 3}, {0, 5}, 2},
+      {{5, 291, 1, 1, 2, 1}, {582, 2, 2, 2, 1, 2}, {1, 2}, 0},
+      {{2, 4, 117, 5, 2, 1}, {234, 2340, 2, 468, 1, 468}, {2, 3, 5}, 1},
+      {{7, 2, 23, 37, 13}, {11063, 77441, 481, 1, 37}, {0, 1}, 3},
+  };
+  expect_views_at_end<T>(views, 73, stream.get());
+}
+
 // Outputs of several runs, or of one run under kept axes that are not one stride, where the
 // runs are not whole vectors ([B, K, R] over {0, 2} with an odd R; a slice of rows): the
 // grouped rows kernel reads each run as the aligned 16-byte blocks that hold it. Runs start at
