@@ -24,14 +24,14 @@ struct reduce_policy {
 
   // 16-byte loads issued back to back by each thread before it adds them: 64 bytes in flight
   // per thread per iteration, which covers DRAM latency at full occupancy (8 measured no better).
-  static constexpr int loads_in_flight = 4;
   // var_mean and argmin/argmax of halves hold one 1024-thread block per SM (56 and 36
   // registers), so half the loads in flight of the sum, and none while they fold. Not what
-  // keeps them at 96-97% of the ceiling at 2^28: at 2^30 they stream at it (about 1% behind the
-  // sum), and the gap (1.5-3.5 us from 2^24 to 2^28, H200, 2026-11-28) is a fixed cost. Their loads staged
-  // in shared memory instead (cp.async, two batches of four ahead, 192 KB a block; branch
-  // experiment/staged-loads) made them 14-31% slower from 2^24 to 2^30, in the same run
-  // (docs/results/H200/staging_2026-11-28).
+  // keeps them at 96-97% of the ceiling at 2^28: at 2^30 they stream at it (about 1% behind
+  // the sum), and the gap (1.5-3.5 us from 2^24 to 2^28, H200, 2026-11-28) is a fixed cost.
+  // Their loads staged in shared memory instead (cp.async, two batches of four ahead, 192 KB a
+  // block; branch experiment/staged-loads) made them 14-31% slower from 2^24 to 2^30, in the
+  // same run (docs/results/H200/staging_2026-11-28).
+  static constexpr int loads_in_flight = 4;
   // A block is only worth launching for at least this many 16-byte vectors per thread;
   // below that, fewer blocks with more work each beat many blocks that mostly wait.
   static constexpr int min_vectors_per_thread = 4;

@@ -26,14 +26,13 @@ namespace warpfold::sum_modes {
 constexpr int exact_block_size = 512;
 // Each lane holds two 16-byte loads of the batch it adds and two of the next, issued before
 // the adds: the folds' chains of dependent double adds then never leave the warp without
-// loads in flight.
+// loads in flight. More in flight helps little: with the batches staged in shared memory
+// instead (cp.async, three batches of both loads ahead of the one being added, 64 KB a block;
+// branch experiment/staged-loads), the H200 (2026-11-28, uniform data) ran bf16 and f32 at
+// 2^28 1-3% faster, f16 and f32 at 2^22-2^26 up to 4% slower, and f64 at 2^26-2^28 12-14%
+// slower (docs/results/H200/staging_2026-11-28). ncu put the loop at 2.1-2.4 warp
+// instructions a cycle per SM, 10-18 per element: what limits it is its instructions.
 constexpr int exact_loads_in_flight = 2;
-// Not a lack of loads in flight: with the batches staged in shared memory instead (cp.async,
-// three batches of both loads ahead of the one being added, 64 KB a block; branch
-// experiment/staged-loads), the H200 (2026-11-28, uniform data) ran bf16 and f32 at 2^28 1-3%
-// faster, f16 and f32 at 2^22-2^26 up to 4% slower, and f64 at 2^26-2^28 12-14% slower
-// (docs/results/H200/staging_2026-11-28). ncu put the loop at 2.1-2.4 warp instructions a
-// cycle per SM, 10-18 per element: what limits it is its instructions.
 
 // What the warps add: half stays half (direct_accumulator), bfloat16 becomes float (exactly).
 template <typename T>

@@ -50,10 +50,6 @@ std::vector<T> make_values(std::int64_t n, std::uint64_t seed, value_mode mode =
 std::uint64_t seed_for(const std::string& what, std::int64_t n);
 std::uint64_t base_seed();
 
-// Runs body(index, begin, end) for each `chunk`-sized piece [begin, end) of [0, count), on all
-// cores (at most `max_threads` if > 0). Piece `index` covers [index * chunk, ...), so a caller
-// that stores per-piece results by index and combines them in order gets the same answer
-// whatever the number of threads.
 // The parent array of a random view: `rank` extents, each max(1, extra + floor(2^u)) with u
 // uniform in [0, max_log2) (log-uniform, odd and prime extents included), halved until the
 // product stays within max_elements; row-major strides; and the product.
@@ -65,6 +61,10 @@ struct parent_array {
 parent_array random_parent(std::mt19937_64& random, int rank, double max_log2, std::int64_t max_elements,
                            std::int64_t extra = 0);
 
+// Runs body(index, begin, end) for each `chunk`-sized piece [begin, end) of [0, count), on all
+// cores (at most `max_threads` if > 0). Piece `index` covers [index * chunk, ...), so a caller
+// that stores per-piece results by index and combines them in order gets the same answer
+// whatever the number of threads.
 void parallel_for_chunks(std::int64_t count, std::int64_t chunk,
                          const std::function<void(std::int64_t index, std::int64_t begin, std::int64_t end)>& body,
                          int max_threads = 0);
