@@ -109,6 +109,9 @@ struct axis_policy {
   static constexpr std::int64_t max_tiled_row = 64;
   static constexpr std::int64_t max_tiled_gap = 4;
   static constexpr std::int64_t min_tiled_rows = 32;
+  // Wider slabs of columns whose column tiles would be small go through the tile too while
+  // it holds at least this many (wide_tiled_slabs_for).
+  static constexpr std::int64_t min_wide_slabs_per_tile = 2;
   // Longer rows that are not whole aligned vectors also go through the tile, a group of lanes
   // per row, while a tile holds at least this many (rows of up to 2.4 KB: 614 floats), with
   // gaps of at most an eighth of a row (a slice's gaps are read, and count as reading). H100,
@@ -324,21 +327,51 @@ bool tiled_rows_for(const plan& p, tiled_rows_shape& shape, bool long_rows = fal
   return tiled_rows_fit<T>(shape, long_rows);
 }
 
-// The same for a columns plan whose slab per kept index is one short contiguous run of rows
-// ([B, R, C] over R, R x C small), with the output in the kept order: each tile row is a slab.
-template <typename T>
-bool tiled_slabs_for(const plan& p, tiled_rows_shape& shape) {
-  if (p.runs.count != 1 || p.runs.stride[0] != p.columns || p.kept.count > 2 || p.inner_stride != 1 ||
+// A columns plan whose elements of each kept index lie in one stretch of memory, its slab
+// ([B, R, C] over R; or rows S > C apart, a slice of the columns' axis), with the output in
+// the kept order (at most two kept axes, the columns' axis last), as tiled_rows_kernel takes
+// slabs: each tile row is a slab. Leaves rows_per_tile and group to the callers.
+inline bool slabs_shape_for(const plan& p, tiled_rows_shape& shape) {
+  if (p.runs.count != 1 || p.runs.stride[0] < p.columns || p.kept.count > 2 || p.inner_stride != 1 ||
       p.column_out_stride != 1)
     return false;
   const int inner = p.kept.count - 1;
-  shape.row_length = p.runs.extent[0] * p.columns;
+  shape.columns = p.columns;
+  shape.slab_rows = p.runs.extent[0];
+  shape.slab_row_stride = p.runs.stride[0];
+  shape.row_length = (shape.slab_rows - 1) * shape.slab_row_stride + p.columns;
   shape.rows = inner >= 0 ? p.kept.extent[inner] : 1;
   shape.row_stride = inner >= 0 ? p.kept.stride[inner] : shape.row_length;
   shape.blocks_of_rows = p.kept.count == 2 ? p.kept.extent[0] : 1;
   shape.outer_stride = p.kept.count == 2 ? p.kept.stride[0] : 0;
-  shape.columns = p.columns;
-  return tiled_rows_fit<T>(shape);
+  return true;
+}
+
+// Short contiguous slabs (R x C small, a thread per output), the tile's first use for columns.
+template <typename T>
+bool tiled_slabs_for(const plan& p, tiled_rows_shape& shape) {
+  return slabs_shape_for(p, shape) && shape.slab_row_stride == shape.columns && tiled_rows_fit<T>(shape);
+}
+
+// Wider slabs, for the columns plans whose column tiles would be small (small_column_tiles):
+// there a block's column tile holds one kept index's few dozen elements, and as rows of one
+// element (small_tiles_as_rows) each lane walks its output's rows one load at a time (f16
+// 753x300x26x3 over {2}: 677,700 outputs of 26 elements, 51 us where torch takes 20; H200,
+// 2026-11-28). Through the tile, a block streams a stretch of several slabs and adds up their
+// outputs from shared memory, a group of lanes per output when the tile holds fewer outputs
+// than the block has threads (each lane then adds up about a thread's share of the tile,
+// whatever the slab's shape). A slab must leave room for at least min_wide_slabs_per_tile in a
+// tile, and its gap to the next (a slice's) be small, as for long rows.
+template <typename T>
+bool wide_tiled_slabs_for(const plan& p, tiled_rows_shape& shape) {
+  if (!slabs_shape_for(p, shape) || shape.row_stride < shape.row_length) return false;
+  if (shape.row_stride - shape.row_length > axis_policy::max_long_row_gap(shape.row_length)) return false;
+  shape.rows_per_tile = std::min(shape.rows, tiled_rows_per_tile<T>(shape.row_stride, shape.row_length));
+  if (shape.rows_per_tile < axis_policy::min_wide_slabs_per_tile) return false;
+  const std::int64_t outputs = shape.rows_per_tile * shape.columns;
+  const std::int64_t group = std::min(tiled_rows_block / outputs, shape.slab_rows / 2);
+  shape.group = std::clamp(power_of_two_at_most(std::max<std::int64_t>(1, group)), 1, blocks::warp_size);
+  return true;
 }
 
 // Whether rows (or slabs) of `shape` suit tiled_rows_kernel: short, small gaps, enough per
@@ -871,7 +904,10 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
         if (const std::int64_t rows = interleaved_columns_for<T, Acc>(in, p, interleaved))
           return launch_columns<T, Acc>(in, interleaved, out, op, to_acc, l, rows, true);
       }
-      if (small_column_tiles<T>(p)) return launch<T, Acc>(in, small_tiles_as_rows(p, l.facts()), out, op, to_acc, l);
+      if (small_column_tiles<T>(p)) {
+        if (wide_tiled_slabs_for<T>(p, slabs)) return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
+        return launch<T, Acc>(in, small_tiles_as_rows(p, l.facts()), out, op, to_acc, l);
+      }
       launch_columns<T, Acc>(in, p, out, op, to_acc, l);
       return;
     }

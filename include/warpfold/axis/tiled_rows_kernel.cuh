@@ -11,6 +11,11 @@
 // length; the gaps of a slice are read too, so the planner sends here only rows whose gaps
 // are small (axis_policy::max_tiled_gap).
 //
+// Wider slabs come here too ([B, 26, 3] halves over the 26, [B, 24, 34]: 78 and 816 elements a
+// slab, a few to hundreds per tile), where a column tile of one slab would give a block a few
+// dozen elements: a group of lanes adds up each output when a tile holds fewer outputs than
+// the block has threads.
+//
 // Longer rows that start anywhere ([N, 157] floats, [N, 975] halves: up to a few per tile)
 // come here too. Read by rows, each row is the aligned 16-byte blocks that hold it, a group
 // of lanes per row with one or two loads each in flight, and a power-of-two group on 40
@@ -44,13 +49,15 @@ struct tiled_rows_shape {
   // `rows` rows, outer_stride elements apart; the outputs are row-major over (block, row).
   std::int64_t blocks_of_rows;
   std::int64_t outer_stride;
-  // Each row may hold `columns` outputs ([B, R, C] over R with R x C small: row r is the slab
-  // of b, and output (r, c) adds its elements c, c + C, ...): row_length is R x C. 1 for
-  // plain rows.
+  // Each row may hold `columns` outputs ([B, R, C] over R: row b is the slab of b, and output
+  // (b, c) adds its elements c, c + S, ..., c + (R - 1) S, S = slab_row_stride, C for a
+  // contiguous slab): row_length is (R - 1) S + C. 1 for plain rows.
   std::int64_t columns;
+  std::int64_t slab_rows;        // R
+  std::int64_t slab_row_stride;  // S
   output_order order;  // plain rows: where output o (row-major over block, row) goes
-  // Plain rows: the lanes that add up one row from the tile (a power of two up to a warp),
-  // so that rows_per_tile x group is about the block's threads. 1 for slabs.
+  // The lanes that add up one row (plain rows) or one output (slabs) from the tile, a power of
+  // two up to a warp, so that the tile's rows or outputs x group is about the block's threads.
   int group;
 };
 
@@ -58,6 +65,25 @@ struct tiled_rows_shape {
 template <typename T>
 WARPFOLD_HOST_DEVICE std::int64_t tiled_rows_per_tile(std::int64_t stride, std::int64_t length) {
   return (tiled_rows_elements<T> - length) / stride + 1;
+}
+
+// Items 0 .. count - 1 of a tile (rows, or a slab's outputs), a group of G lanes each (a power
+// of two up to a warp): group g of a warp takes item step + g, fold(item, rank) is lane rank's
+// share of it, and the group's first lane stores the group's total. The loop bound depends on
+// the warp only, so every lane reaches group_reduce together.
+template <typename Acc, typename Op, typename Fold, typename Store>
+WARPFOLD_DEVICE void for_each_by_groups(int count, int G, Op op, Fold fold, Store store) {
+  const int log2_group = __ffs(G) - 1;
+  const int lane = threadIdx.x % blocks::warp_size;
+  const int rank = lane & (G - 1);
+  const int per_warp = blocks::warp_size >> log2_group;
+  constexpr int warps = tiled_rows_block / blocks::warp_size;
+  for (int step = static_cast<int>(threadIdx.x / blocks::warp_size) * per_warp; step < count; step += warps * per_warp) {
+    const int item = step + (lane >> log2_group);
+    Acc acc = item < count ? fold(item, rank) : op.template identity<Acc>();
+    if (G > 1) acc = blocks::group_reduce(acc, op, G);
+    if (rank == 0 && item < count) store(item, acc);
+  }
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
@@ -132,36 +158,28 @@ __global__ void __launch_bounds__(tiled_rows_block)
           for (std::int64_t r = threadIdx.x; r < rows; r += tiled_rows_block)
             out[s.order(first_output + r)] = fold_row(r, 0, 1);
         }
-      } else {
-        // Long rows: group g of a warp takes row step + g, its lanes every G-th element. The
-        // loop bound depends on the warp only, so every lane reaches group_reduce together.
-        const int G = s.group;
-        const int log2_group = __ffs(G) - 1;
-        const int lane = threadIdx.x % blocks::warp_size;
-        const int rank = lane & (G - 1);
-        const int rows_per_warp = blocks::warp_size >> log2_group;
-        constexpr int warps = tiled_rows_block / blocks::warp_size;
-        for (std::int64_t step = std::int64_t(threadIdx.x / blocks::warp_size) * rows_per_warp; step < rows;
-             step += std::int64_t(warps) * rows_per_warp) {
-          const std::int64_t r = step + (lane >> log2_group);
-          Acc acc = r < rows ? fold_row(r, rank, G) : op.template identity<Acc>();
-          acc = blocks::group_reduce(acc, op, G);
-          if (rank == 0 && r < rows) {
-            if (s.order.identity()) to[r] = acc;
-            else out[s.order(first_output + r)] = acc;
-          }
-        }
+      } else {  // long rows: a group per row, its lanes every G-th element
+        for_each_by_groups<Acc>(static_cast<int>(rows), s.group, op, [&](int r, int rank) { return fold_row(r, rank, s.group); },
+                                [&](int r, const Acc& acc) {
+                                  if (s.order.identity()) to[r] = acc;
+                                  else out[s.order(first_output + r)] = acc;
+                                });
       }
     } else {
-      const int columns = static_cast<int>(s.columns);  // at most max_tiled_row
-      const int reduced = static_cast<int>(s.row_length) / columns;
-      for (int q = threadIdx.x; q < rows * columns; q += tiled_rows_block) {
+      // Slabs: output q of the tile is (slab r, column c), a group per output, its lanes every
+      // G-th row of the slab. A tile holds at most a tile's elements of outputs, so 32-bit
+      // positions do.
+      const int columns = static_cast<int>(s.columns);
+      const int slab_rows = static_cast<int>(s.slab_rows), slab_row_stride = static_cast<int>(s.slab_row_stride);
+      const int G = s.group;
+      auto fold_output = [&](int q, int rank) {
         const int r = q / columns, c = q - r * columns;
+        const T* column = tile + r * static_cast<int>(s.row_stride) + c;
         Acc acc = op.template identity<Acc>();
-        const T* row = tile + r * s.row_stride + c;
-        for (int i = 0; i < reduced; ++i) acc = op(acc, to_acc(row[i * columns], i));
-        to[q] = acc;
-      }
+        for (int i = rank; i < slab_rows; i += G) acc = op(acc, to_acc(column[i * slab_row_stride], i));
+        return acc;
+      };
+      for_each_by_groups<Acc>(static_cast<int>(rows) * columns, G, op, fold_output, [&](int q, const Acc& acc) { to[q] = acc; });
     }
     __syncthreads();  // the tile is read before the next one overwrites it
   }

@@ -393,13 +393,15 @@ TYPED_TEST(AxisViews, NarrowColumnsReadAsSlabs) {
 }
 
 // Columns plans that would leave a column tile little work per kept index (a few narrow
-// columns over short reduced axes: axis/launch.cuh, small_column_tiles) are read as rows: few
-// outputs of many elements take the innermost reduced axis as a strided run, the others runs
-// of one element. Two interleaved columns of 241-element runs under 3 rows (i32 53x3x49x241x2
-// over {1, 3} of the random cases), 12 aligned columns of a transposed view (read as slabs),
-// runs of 26, 86 and 3 elements 3 apart, a run of 291 two apart with a unit axis among the
-// reduced ones, 16 outputs of 585 elements, and runs that step over a whole outer array
-// (stride 11063). Each view ends at its allocation's end, as above.
+// columns over short reduced axes: axis/launch.cuh, small_column_tiles) are read as rows
+// where their kept indices' elements are not one stretch of memory each: few outputs of many
+// elements take the innermost reduced axis as a strided run, the others runs of one element.
+// Two interleaved columns of 241-element runs under 3 rows (i32 53x3x49x241x2 over {1, 3} of
+// the random cases), 16 outputs of 585 elements, and runs that step over a whole outer array
+// (stride 11063); also 12 aligned columns of a transposed view (read as slabs), and three
+// views whose slabs are one stretch each (runs of 26, 86 and 3 elements 3 apart, a run of 291
+// two apart with a unit axis among the reduced ones), which the tile takes as wide slabs (the
+// next test). Each view ends at its allocation's end, as above.
 TYPED_TEST(AxisViews, SmallColumnTilesReadAsRows) {
   using T = TypeParam;
   owned_stream stream;
@@ -414,6 +416,33 @@ TYPED_TEST(AxisViews, SmallColumnTilesReadAsRows) {
       {{7, 2, 23, 37, 13}, {11063, 77441, 481, 1, 37}, {0, 1}, 3},
   };
   expect_views_at_end<T>(views, 73, stream.get());
+}
+
+// The same plans where each kept index's elements are one stretch of memory, its slab ([B, R,
+// C] over R, or a slice of the columns' axis), a few to hundreds of slabs to a tile: read
+// through the tile (axis/launch.cuh: wide_tiled_slabs_for), a thread or a group of 2 to 32
+// lanes per output. Slabs of 26 rows of 3 columns (f16 753x300x26x3 over {2} of the random
+// cases), a slice with gaps between slabs and between a slab's rows (bf16 1112x19x24x17x2
+// over {2}: 24 rows of 34 columns 884 apart), 3 rows of 172 columns, 2 rows of 35 columns
+// 37 apart, a few outputs of 382 and 500 rows (a group of lanes per output), and 307 rows of
+// 6 columns (wide slabs for 1- and 2-byte elements, strided runs for the others). Each view
+// ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, SmallColumnTilesReadAsWideSlabs) {
+  using T = TypeParam;
+  owned_stream stream;
+  const std::int64_t outer = warpfold_test::quick_mode() ? 3 : 53;
+  std::vector<view_at_end> views = {
+      {{outer, 300, 26, 3}, {23400, 78, 3, 1}, {2}, 0},
+      {{outer, 19, 24, 17, 2}, {18564, 884, 34, 2, 1}, {2}, 3},
+      {{outer, 13, 3, 172}, {6708, 516, 172, 1}, {2}, 1},
+      {{outer, 307, 2, 35}, {22718, 74, 37, 1}, {2}, 2},
+      {{outer, 382, 3}, {1146, 3, 1}, {1}, 0},
+      {{outer, 50, 500, 3}, {75000, 1500, 3, 1}, {2}, 1},
+      {{outer, 87, 307, 6}, {160254, 1842, 6, 1}, {2}, 0},
+      {{outer, 13, 24, 9}, {2808, 216, 9, 1}, {2}, 2},
+      {{outer, 40, 25, 6}, {6400, 160, 6, 1}, {2}, 1},
+  };
+  expect_views_at_end<T>(views, 79, stream.get());
 }
 
 // Outputs of several runs, or of one run under kept axes that are not one stride, where the
