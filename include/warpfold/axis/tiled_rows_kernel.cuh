@@ -115,7 +115,9 @@ __global__ void __launch_bounds__(tiled_rows_block)
     // turn. Element i of the stretch goes to tile[i], with the tile placed so that the body's
     // vectors land 16-byte aligned in shared memory too and are stored whole: storing a
     // vector element by element at an unaligned place was V stores, each with 4-way bank
-    // conflicts.
+    // conflicts. Copying the next tile with cp.async while this one is added up (two tiles a
+    // block) left the CLI's tile cases as they were, some 6-14% slower (H200, 2026-11-28:
+    // docs/results/H200/tile_copy_2026-11-28; branch experiment/tile-copy-async).
     const blocks::aligned_split split = blocks::split_at_alignment(stretch, span);
     T* tile = reinterpret_cast<T*>(tile_bytes) + (split.head == 0 ? 0 : V - split.head);
     const T* body = stretch + split.head;
