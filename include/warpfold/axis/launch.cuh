@@ -307,14 +307,19 @@ void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape
   l.launch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), short_rows_block, in, p, shape, out, op, to_acc);
 }
 
+// Which tiles tiled_rows_fit accepts: short rows or slabs only (a thread per output, many to
+// a tile); also longer plain rows, a few to a tile; or slabs of any length, a few to a tile
+// (wide_tiled_slabs_for).
+enum class tile_rule { short_only, long_rows, wide_slabs };
+
 template <typename T>
-bool tiled_rows_fit(tiled_rows_shape& shape, bool long_rows = false);
+bool tiled_rows_fit(tiled_rows_shape& shape, tile_rule rule = tile_rule::short_only);
 
 // Plan p's rows as tiled_rows_kernel takes them (one run per output, contiguous runs, at
 // most two kept dimensions: blocks of rows, and rows), if they suit it: short (or, with
-// `long_rows`, a few to a tile), small gaps, enough rows per tile.
+// tile_rule::long_rows, a few to a tile), small gaps, enough rows per tile.
 template <typename T>
-bool tiled_rows_for(const plan& p, tiled_rows_shape& shape, bool long_rows = false) {
+bool tiled_rows_for(const plan& p, tiled_rows_shape& shape, tile_rule rule = tile_rule::short_only) {
   if (p.runs.count != 0 || p.kept.count > 2 || p.inner_stride != 1) return false;
   const int inner = p.kept.count - 1;  // the rows' dimension, if any
   shape.rows = inner >= 0 ? p.kept.extent[inner] : 1;
@@ -324,7 +329,7 @@ bool tiled_rows_for(const plan& p, tiled_rows_shape& shape, bool long_rows = fal
   shape.outer_stride = p.kept.count == 2 ? p.kept.stride[0] : 0;
   shape.columns = 1;
   shape.order = p.out_order;
-  return tiled_rows_fit<T>(shape, long_rows);
+  return tiled_rows_fit<T>(shape, rule);
 }
 
 // A columns plan whose elements of each kept index lie in one stretch of memory, its slab
@@ -364,38 +369,37 @@ bool tiled_slabs_for(const plan& p, tiled_rows_shape& shape) {
 // tile, and its gap to the next (a slice's) be small, as for long rows.
 template <typename T>
 bool wide_tiled_slabs_for(const plan& p, tiled_rows_shape& shape) {
-  if (!slabs_shape_for(p, shape) || shape.row_stride < shape.row_length) return false;
-  if (shape.row_stride - shape.row_length > axis_policy::max_long_row_gap(shape.row_length)) return false;
-  shape.rows_per_tile = std::min(shape.rows, tiled_rows_per_tile<T>(shape.row_stride, shape.row_length));
-  if (shape.rows_per_tile < axis_policy::min_wide_slabs_per_tile) return false;
-  const std::int64_t outputs = shape.rows_per_tile * shape.columns;
-  const std::int64_t group = std::min(tiled_rows_block / outputs, shape.slab_rows / 2);
-  shape.group = std::clamp(power_of_two_at_most(std::max<std::int64_t>(1, group)), 1, blocks::warp_size);
-  return true;
+  return slabs_shape_for(p, shape) && tiled_rows_fit<T>(shape, tile_rule::wide_slabs);
 }
 
-// Whether rows (or slabs) of `shape` suit tiled_rows_kernel: short, small gaps, enough per
-// tile; or, with `long_rows` (plain rows only), longer rows a few to a tile. Fills in
-// rows_per_tile and group.
+// Whether rows (or slabs) of `shape` suit tiled_rows_kernel under `rule`: short ones, with
+// small gaps, enough per tile; or longer ones (tile_rule::long_rows: plain rows; or, with
+// tile_rule::wide_slabs, slabs of any length), with gaps as for long rows, a few per tile.
+// Fills in rows_per_tile and group.
 template <typename T>
-bool tiled_rows_fit(tiled_rows_shape& shape, bool long_rows) {
+bool tiled_rows_fit(tiled_rows_shape& shape, tile_rule rule) {
   // Rows of no elements, or overlapping ones (a broadcast: stride 0), are not for tiles.
   if (shape.row_length <= 0 || shape.row_stride < shape.row_length) return false;
   const std::int64_t gap = shape.row_stride - shape.row_length;
-  const bool short_row = shape.row_length <= axis_policy::max_tiled_row;
-  if (!short_row && !(long_rows && shape.columns == 1)) return false;
+  const bool short_row = rule != tile_rule::wide_slabs && shape.row_length <= axis_policy::max_tiled_row;
+  if (!short_row && rule == tile_rule::short_only) return false;
   if (gap > (short_row ? axis_policy::max_tiled_gap : axis_policy::max_long_row_gap(shape.row_length))) return false;
   shape.rows_per_tile = std::min(shape.rows, tiled_rows_per_tile<T>(shape.row_stride, shape.row_length));
-  if (shape.rows_per_tile < (short_row ? axis_policy::min_tiled_rows : axis_policy::min_long_tiled_rows)) return false;
-  // Long rows: about one lane per thread of the block across the tile's rows, and at least
-  // two elements a lane (19 rows of 157 floats take 8 lanes each). Short rows keep a thread
-  // each: in groups of 2 (with the group's index arithmetic then in the fold), rows of 41 and
-  // 61 halves and floats took 1.2x as long (H100, 2026-11-28).
+  const std::int64_t fewest = short_row                       ? axis_policy::min_tiled_rows
+                              : rule == tile_rule::wide_slabs ? axis_policy::min_wide_slabs_per_tile
+                                                              : axis_policy::min_long_tiled_rows;
+  if (shape.rows_per_tile < fewest) return false;
+  // Longer rows and wide slabs: about one lane per thread of the block across the tile's
+  // outputs, and at least two elements a lane (19 rows of 157 floats take 8 lanes each). Short
+  // rows keep a thread each: in groups of 2 (with the group's index arithmetic then in the
+  // fold), rows of 41 and 61 halves and floats took 1.2x as long (H100, 2026-11-28).
   shape.group = 1;
-  if (shape.columns == 1 && !short_row)
-    shape.group = std::clamp(power_of_two_at_most(std::max<std::int64_t>(1, std::min(tiled_rows_block / shape.rows_per_tile,
-                                                                                  shape.row_length / 2))),
-                             1, blocks::warp_size);
+  if (!short_row) {
+    const std::int64_t outputs = shape.rows_per_tile * shape.columns;
+    const std::int64_t output_elements = shape.columns == 1 ? shape.row_length : shape.slab_rows;
+    const std::int64_t group = std::min(tiled_rows_block / outputs, output_elements / 2);
+    shape.group = std::clamp(power_of_two_at_most(std::max<std::int64_t>(1, group)), 1, blocks::warp_size);
+  }
   return true;
 }
 
@@ -851,7 +855,8 @@ void launch_rows(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, devic
   // A group's work: every item of every run of its output.
   const std::int64_t output_items = p.runs.size() * rows.items;
   tiled_rows_shape tiled{};
-  const bool tile = log2_row_vectors < 0 && tiled_rows_for<T>(p, tiled, !rows.vectorized);
+  const bool tile =
+      log2_row_vectors < 0 && tiled_rows_for<T>(p, tiled, rows.vectorized ? tile_rule::short_only : tile_rule::long_rows);
   const bool groups = output_items <= axis_policy::always_group_row_items ||
                       (output_items <= axis_policy::max_group_row_items && many_rows);
   // The flat kernel writes outputs in order (16-byte stores of several); permuted ones go on.
