@@ -52,7 +52,6 @@ WARPFOLD_DEVICE unsigned magnitude_bits(double x) {
   const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(x));
   return (static_cast<unsigned>(bits >> 32) & 0x7fffffffu) | (static_cast<unsigned>(bits) != 0u ? 1u : 0u);
 }
-WARPFOLD_DEVICE unsigned magnitude_bits(__half x) { return __half_as_ushort(x) & 0x7fffu; }
 
 // Per element type: where non-finite values start, and the exponent of |x| from its magnitude
 // bits (floor(log2 |x|), or below the normal range for subnormals).
