@@ -12,12 +12,21 @@
 // has one tile), the rows are also split into `splits` pieces, each leaving one partial
 // per column; the last block of the tile to arrive combines them in split order.
 //
+// Stacked kept indices: where each kept index has only a few rows (a [B, 6, 427] array over
+// the 6), a tile of ty row groups would give each thread one or two rows to load and then a
+// combine through shared memory, per work item: a block would wait on memory once per item.
+// Then the ty row groups take ty neighbouring kept indices instead, and each thread walks
+// every row of its column (its loads in flight together) and writes its outputs itself, with
+// no combine (launch.cuh says when).
+//
 // Merged columns: an output may also be `merge` neighbouring columns (launch.cuh:
 // merged_columns_for, short runs that lie side by side in memory read as one slab). Tiles then
 // start on whole outputs, and each output folds its columns, in order, from shared memory.
 // Interleaved columns: or `merge` columns `fold_stride` apart (launch.cuh:
 // interleaved_columns_for, narrow columns whose rows are read as one slab), each written
 // where the plan's out_order puts it; a tile then holds the whole slab.
+// Mapped columns: one column an output, written where out_order puts it (launch.cuh:
+// mapped_period_columns_for, narrow columns and the kept axes that continue them in memory).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +53,7 @@ struct columns_shape {
   bool vectorized;         // items are 16-byte vectors of columns, else single columns
   bool shifted;            // vectorized, but rows start anywhere: items read by load_shifted
   bool vector_store;       // vectorized, not shifted, and each item's outputs are 16 aligned bytes
+  bool stacked;            // row group y of a block takes kept index b ty + y, all its rows
   std::int64_t items;      // per row: columns / vector size (rounded up when shifted), or columns
   std::int64_t end;        // shifted: one past the view's last element, as an offset from `in`
   int tile_items;          // tx, a power of two up to columns_block
@@ -95,7 +105,8 @@ WARPFOLD_DEVICE void fold_shifted_row(Op op, Acc (&acc)[blocks::vector16<T>::siz
 // splits' partials) are staged in shared memory, and each output folds its `merge` columns in
 // column order: neighbours, or every fold_stride-th column from its first (interleaved).
 // Merged tiles start on whole outputs and plan columns are whole outputs; an interleaved
-// tile holds every column. So no output straddles two tiles. Called by the whole block.
+// tile holds every column. So no output straddles two tiles. A plan with an out_order writes
+// output o of the kept index's period at out_order(o). Called by the whole block.
 template <typename Acc, typename Op, typename Out, int N>
 WARPFOLD_DEVICE void merge_and_store(const columns_shape& shape, const plan& p, const Acc (&total)[N], bool active,
                                      std::int64_t w, std::int64_t group, std::int64_t first_column, Out out_b, Op op,
@@ -127,7 +138,8 @@ WARPFOLD_DEVICE void merge_and_store(const columns_shape& shape, const plan& p, 
     const Acc* columns = staged + (interleaved ? o : o * shape.merge);
     Acc folded = columns[0];
     for (std::int64_t k = 1; k < shape.merge; ++k) folded = op(folded, columns[k * shape.fold_stride]);
-    out_b[interleaved ? p.out_order(o) : (first_output + o) * p.column_out_stride] = folded;
+    const std::int64_t output = interleaved ? o : first_output + o;
+    out_b[p.out_order.identity() ? output * p.column_out_stride : p.out_order(output)] = folded;
   }
   __syncthreads();  // the next work item stages over these, and the partials are read
   if (shape.splits > 1 && x == 0) blocks::count_group_finished(scratch.finished);
@@ -148,19 +160,23 @@ __global__ void __launch_bounds__(columns_block, 2)
   const int x = threadIdx.x % tx, y = threadIdx.x / tx;
   const int per_item = shape.vectorized ? vector_size : 1;  // columns per item
   const std::int64_t reduced = p.runs.size();
-  const std::int64_t groups = p.kept.size() * shape.tiles;
+  const std::int64_t kept = p.kept.size();
+  const std::int64_t groups = (shape.stacked ? (kept + ty - 1) / ty : kept) * shape.tiles;
   const std::int64_t work = groups * shape.splits;
 
   for (std::int64_t w = blockIdx.x; w < work; w += gridDim.x) {
     const std::int64_t group = w / shape.splits, split = w % shape.splits;
-    const std::int64_t b = group / shape.tiles, tile = group % shape.tiles;
+    const std::int64_t tile = group % shape.tiles;
+    const std::int64_t b = shape.stacked ? group / shape.tiles * ty + y : group / shape.tiles;
     const std::int64_t item = tile * shape.tile_stride + x;  // this thread's column item
-    const bool active = x < shape.tile_stride && item < shape.items;
-    const T* column = in + p.kept.offset(b) + item * (shape.vectorized ? per_item : p.inner_stride);
+    const bool active = x < shape.tile_stride && item < shape.items && b < kept;
+    const T* column = in + (b < kept ? p.kept.offset(b) : 0) + item * (shape.vectorized ? per_item : p.inner_stride);
     // The splits interleave: split s takes row blocks s, s + splits, ... of ty rows each, so
     // at any moment the whole grid reads one contiguous stretch of the array, as a full
-    // reduction does, instead of `splits` stretches far apart.
-    const std::int64_t step = shape.splits * ty;
+    // reduction does, instead of `splits` stretches far apart. Stacked, a thread takes every
+    // row of its column.
+    const std::int64_t first_row = shape.stacked ? 0 : split * ty + y;
+    const std::int64_t step = shape.stacked ? 1 : shape.splits * ty;
 
     Acc acc[vector_size];
 #pragma unroll
@@ -170,7 +186,7 @@ __global__ void __launch_bounds__(columns_block, 2)
         // One reduced axis (every 2-D case): rows are a fixed stride apart, so addresses step
         // by a pointer increment, with no index arithmetic in the loop.
         const std::int64_t stride = p.runs.count ? p.runs.stride[0] * step : 0;
-        std::int64_t j = split * ty + y;
+        std::int64_t j = first_row;
         const T* at = column + (p.runs.count ? j * p.runs.stride[0] : 0);
         constexpr int U = rows_in_flight;
         if (shape.shifted) {
@@ -214,7 +230,7 @@ __global__ void __launch_bounds__(columns_block, 2)
       if (shape.shifted) {
         constexpr int H = U / 2;  // two 16-byte loads a row
         const T* end = in + shape.end;
-        for (std::int64_t j = split * ty + y; j < reduced; j += H * step) {
+        for (std::int64_t j = first_row; j < reduced; j += H * step) {
           const T* at[H];
 #pragma unroll
           for (int u = 0; u < H; ++u) at[u] = column + (j + u * step < reduced ? p.runs.offset(j + u * step) : 0);
@@ -223,7 +239,7 @@ __global__ void __launch_bounds__(columns_block, 2)
             if (j + u * step < reduced) fold_shifted_row(op, acc, at[u], end, p.columns - item * per_item, j + u * step, to_acc);
         }
       } else {
-        for (std::int64_t j = split * ty + y; j < reduced; j += U * step) {
+        for (std::int64_t j = first_row; j < reduced; j += U * step) {
           std::int64_t at[U];
 #pragma unroll
           for (int u = 0; u < U; ++u) at[u] = j + u * step < reduced ? p.runs.offset(j + u * step) : 0;
@@ -257,19 +273,20 @@ __global__ void __launch_bounds__(columns_block, 2)
     Acc total[vector_size];
 #pragma unroll
     for (int e = 0; e < vector_size; ++e) {
-      if (e < per_item) total[e] = combine_column<columns_block>(acc[e], tx, op);  // the same for the whole block
+      // Stacked: the thread's own column total. Otherwise the same call for the whole block.
+      if (e < per_item) total[e] = shape.stacked ? acc[e] : combine_column<columns_block>(acc[e], tx, op);
     }
     // Output column c of b is out[kept_out.offset(b) + c * column_out_stride]: 1 unless the
     // view's kept axes lie in memory in another order than in the output (a permuted view).
     const Out out_b = out + p.kept_out.offset(b);
     const std::int64_t out_step = p.column_out_stride;
     if constexpr (!is_arg_op_v<Op>) {  // argmin/argmax never merge (launch.cuh)
-      if (shape.merge > 1) {
+      if (shape.merge > 1 || !p.out_order.identity()) {
         merge_and_store(shape, p, total, active, w, group, first_column, out_b, op, partials, scratch);
         continue;
       }
     }
-    if (threadIdx.x < tx && shape.splits == 1 && active) {
+    if ((shape.stacked || threadIdx.x < tx) && shape.splits == 1 && active) {
       const std::int64_t c = first_column + std::int64_t(x) * per_item;
       // A shifted item may run past the last column.
       const int here = static_cast<int>(p.columns - c < per_item ? p.columns - c : per_item);

@@ -24,12 +24,16 @@
 //   other [R, C] with C up to 64 elements (3 floats, 41 halves, any start):
 //   periodic_columns_kernel, also read flat;
 // - other kept innermost axes: columns_kernel, split along the rows when there are fewer
-//   column tiles than resident blocks; 16-byte vectors of columns even where rows start
+//   column tiles than resident blocks, or, when each kept index has only a few rows,
+//   neighbouring kept indices stacked in a block (a thread walks all rows of its column); 16-byte vectors of columns even where rows start
 //   unaligned (axis/shifted_vector.cuh), if a row holds at least four;
 // - narrow columns that are not whole aligned vectors (or have kept axes beside them in
 //   memory), with the reduced axis just above them contiguous ([.., K, R, C] over R and more):
 //   columns_kernel over each R x C slab, each output folding every C-th column of it
 //   (interleaved_columns_for).
+// - other narrow columns with kept axes beside them in memory (a permuted view): columns_kernel
+//   over the columns and those axes as one row of columns, each output written where the
+//   output's order puts it (mapped_period_columns_for).
 // - before all of these, outputs that lie in memory in another order than in the output and
 //   read a few elements each (a permuted [27, 649181, 3] over its last axis): a tiled transpose,
 //   read along memory and written along the output (transposed_tiles_kernel), where its tiles
@@ -109,6 +113,15 @@ struct axis_policy {
   static constexpr std::int64_t max_tiled_row = 64;
   static constexpr std::int64_t max_tiled_gap = 4;
   static constexpr std::int64_t min_tiled_rows = 32;
+  // Narrow columns merged with the kept axes beside them in memory (mapped_period_columns_for)
+  // when the narrow plan had fewer kept indices than the GPU has SMs: only in inputs of at
+  // least this many bytes. H200, 2026-11-28, 67 random cases, narrow -> merged: below it,
+  // with 2 to 131 kept indices, 18 of 23 cases slower (bf16 5x2701x27x13 over {0, 1}, 9 MiB
+  // and 13 kept indices, 10.5 -> 16.8 us); above it, all 4 faster: f16 3x7x5050305 over {2}
+  // (7 kept) 141.4 -> 102.7 us, f32 5x2x276x472x17x3 over {2, 3} (30) 96.3 -> 74.6, bf16
+  // 79622x5x17x7 over {0} (35) 57.5 -> 40.3; with 132 kept indices or more, 30 of 32 faster,
+  // to 0.20x (one slower: f32 64x1x2x35x2x841 over {1, 5}, 140 kept, 12.9 -> 15.2 us).
+  static constexpr std::int64_t min_mapped_bytes_few_kept = std::int64_t{64} << 20;
   // Wider slabs of columns whose column tiles would be small go through the tile too while
   // it holds at least this many (wide_tiled_slabs_for).
   static constexpr std::int64_t min_wide_slabs_per_tile = 2;
@@ -522,7 +535,8 @@ inline int narrowest_merge_tile(std::int64_t merge, int per_item) {
 
 // `merge` > 1: a merged plan (merged_columns_for), each output `merge` neighbouring columns;
 // or, with `interleaved`, an interleaved plan (interleaved_columns_for), each output `merge`
-// columns p.columns / merge apart, written where p.out_order puts it.
+// columns p.columns / merge apart, written where p.out_order puts it. A plan of one column an
+// output with an out_order (mapped_period_columns_for) is written through it.
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l,
                     std::int64_t merge = 1, bool interleaved = false) {
@@ -535,15 +549,16 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   shape.end = shape.shifted ? end_offset(p) : 0;
   // One [R, C] matrix (no kept axis outside the columns, one reduced axis right above them).
   const bool one_matrix = p.kept.size() == 1 && p.runs.count == 1 && p.runs.stride[0] == p.columns;
+  const bool mapped = merge == 1 && !p.out_order.identity();  // the flat kernels write in order
   const int log2_row_vectors = flat_row_log2(aligned, shape.items);
-  if (merge == 1 && one_matrix && log2_row_vectors >= 0)
+  if (merge == 1 && !mapped && one_matrix && log2_row_vectors >= 0)
     return launch_flat_columns<T, Acc>(in, p, log2_row_vectors, out, op, to_acc, l);
   if constexpr (periodic_columns_fit<T, Acc> && !is_arg_op_v<Op>) {
-    if (merge == 1 && one_matrix && p.columns <= max_periodic_columns && p.inner_stride == 1)
+    if (merge == 1 && !mapped && one_matrix && p.columns <= max_periodic_columns && p.inner_stride == 1)
       return launch_periodic_columns<T, Acc>(in, p, out, op, to_acc, l);
   }
   if constexpr (is_plain_output<Out>)
-    shape.vector_store = merge == 1 && aligned && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
+    shape.vector_store = merge == 1 && !mapped && aligned && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
   // Tiles are narrow when there are many rows (32 items: 512 contiguous bytes per row, and
   // more tiles, so fewer row splits and partials) and wide when there are few (16 rows of 4 M
   // floats: 512 items, so each thread still gets min_rows_per_thread rows).
@@ -570,6 +585,21 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
     if (wider > shape.tile_items && p.kept.size() * blocks::ceil_div(shape.items, std::int64_t(wider)) >= wave)
       shape.tile_items = wider;
   }
+  // Few rows per kept index: stacked (columns_kernel.cuh) when the tile would give each thread
+  // fewer than half of its rows in flight and the stacked work items still fill a wave. The
+  // tile is then as wide as the row (each thread a column item), ty kept indices high.
+  // H200, 2026-11-28: f32 41x3x180x6x427x1 over {3} (22,140 slabs of 6 rows of 427 columns,
+  // shifted) took 253 us, 2.6x torch's time, with 1.5 rows a thread and a combine per slab.
+  if (merge == 1 && !mapped && !interleaved) {
+    const std::int64_t rows_a_thread = p.runs.size() / (columns_block / shape.tile_items);
+    const int stacked_tile = power_of_two_at_least(shape.items, columns_block);
+    const std::int64_t stacked_work =
+        blocks::ceil_div(p.kept.size(), std::int64_t(columns_block / stacked_tile)) * blocks::ceil_div(shape.items, std::int64_t(stacked_tile));
+    if (rows_a_thread < rows_in_flight / 2 && (stacked_work >= wave || testing::forced_stacked_columns())) {
+      shape.stacked = true;
+      shape.tile_items = stacked_tile;
+    }
+  }
   shape.tile_stride = shape.tile_items;
   shape.merge = merge;
   shape.fold_stride = interleaved ? p.columns / merge : 1;
@@ -579,6 +609,12 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
     // One tile holds the whole slab, since each output folds columns from all of it
     // (interleaved_columns_for saw that it fits, and its staged totals too).
     shape.tile_items = power_of_two_at_least(shape.items, columns_block);
+    shape.tile_stride = shape.tile_items;
+    staging_bytes = std::size_t(shape.tile_items) * per_item * sizeof(Acc);
+  } else if (mapped) {
+    // Totals staged, then written through the map: tiles no wider than staging allows.
+    const int most = power_of_two_at_most(max_merge_staging_bytes / std::int64_t(sizeof(Acc)) / per_item);
+    shape.tile_items = std::min(shape.tile_items, most);
     shape.tile_stride = shape.tile_items;
     staging_bytes = std::size_t(shape.tile_items) * per_item * sizeof(Acc);
   } else if (merge > 1) {
@@ -593,9 +629,10 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   shape.tiles = blocks::ceil_div(shape.items, std::int64_t(shape.tile_stride));
   shape.splits = 1;
 
-  const std::int64_t groups = p.kept.size() * shape.tiles;
+  const std::int64_t groups =
+      (shape.stacked ? blocks::ceil_div(p.kept.size(), std::int64_t(columns_block / shape.tile_items)) : p.kept.size()) * shape.tiles;
   const std::int64_t tile_columns = std::int64_t(shape.tile_items) * (shape.vectorized ? V : 1);
-  if (groups < wave && groups <= axis_policy::max_counters) {
+  if (!shape.stacked && groups < wave && groups <= axis_policy::max_counters) {
     const std::int64_t rows_per_block = std::int64_t(columns_block / shape.tile_items) * rows_per_thread;
     const std::int64_t by_rows = std::max<std::int64_t>(1, p.runs.size() / rows_per_block);
     const std::int64_t by_partials = std::int64_t(axis_policy::max_partial_bytes / sizeof(Acc)) / (groups * tile_columns);
@@ -709,12 +746,64 @@ std::int64_t merged_columns_for(const plan& p, plan& merged) {
   return length;
 }
 
+// The period of a columns plan: its columns, then each kept axis whose stride is the period
+// so far, innermost first, as (extent, output stride). Kept axes continue the columns in
+// memory this way only where the output orders them otherwise (a permuted view: make_plan
+// merges the ones that agree), so a period of more than the columns comes with a map.
+// Fixed arrays, not vectors: this runs on every call of a narrow columns plan.
+struct column_period {
+  std::int64_t extent[strided_dims::max_dims] = {};
+  std::int64_t out_stride[strided_dims::max_dims] = {};
+  bool in_period[strided_dims::max_dims] = {};  // by kept axis of the plan
+  int count = 1;  // axes in the period, the columns included
+  std::int64_t elements = 0;
+};
+
+inline column_period period_of(const plan& p) {
+  column_period period;
+  period.extent[0] = p.columns;
+  period.out_stride[0] = p.column_out_stride;
+  period.elements = p.columns;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int i = 0; i < p.kept.count && period.count < strided_dims::max_dims; ++i)
+      if (!period.in_period[i] && p.kept.extent[i] > 1 && p.kept.stride[i] == period.elements) {
+        period.in_period[i] = grew = true;
+        period.extent[period.count] = p.kept.extent[i];
+        period.out_stride[period.count++] = p.kept_out.stride[i];
+        period.elements *= p.kept.extent[i];
+      }
+  }
+  return period;
+}
+
+// `p` with its period as the columns: the kept axes outside it stay, and position q of the
+// period (q = 0 .. P - 1, as memory has them) goes to out_order(q) from the kept index's
+// first output (the period's axes outermost first, with their output strides). The runs are
+// left to the caller.
+inline plan with_period_as_columns(const plan& p, const column_period& period) {
+  plan merged = p;
+  merged.kept = {};
+  merged.kept_out = {};
+  for (int i = 0; i < p.kept.count; ++i)
+    if (!period.in_period[i]) {
+      merged.kept.push(p.kept.extent[i], p.kept.stride[i]);
+      merged.kept_out.push(p.kept_out.extent[i], p.kept_out.stride[i]);
+    }
+  merged.kept_all = {};  // no longer the columns' kept axes
+  merged.columns = period.elements;
+  merged.column_out_stride = 1;
+  merged.out_order = {};
+  for (int a = period.count - 1; a >= 0; --a) merged.out_order.map.push(period.extent[a], period.out_stride[a]);
+  return merged;
+}
+
 // A columns plan whose columns are read one element (2 to 8 bytes) a load, or as pairs of
 // 16-byte loads for a few columns each: rows of a few columns that are not whole aligned
 // vectors ([K, R, 3] over R), or columns with more kept axes right beside them in memory (a
 // transposed view's last two axes: 3 columns, then 6 kept rows of them, 18 elements apart
 // from the reduced axis's next step). The columns, with any kept axes that continue them in
-// memory, make a period of P elements (a map gives each position's output, `out_order`).
+// memory, make a period of P elements (column_period).
 // Where the reduced axis just above the period is contiguous with it (stride P, extent R),
 // each kept index's R x P elements are one contiguous slab: read as a columns plan of R P
 // columns, they are 16-byte vectors (aligned, or shifted: axis/shifted_vector.cuh) that warps
@@ -730,33 +819,16 @@ template <typename T, typename Acc>
 std::int64_t interleaved_columns_for(const T* in, const plan& p, plan& merged) {
   constexpr int V = blocks::vector16<T>::size;
   if (p.kind != plan_kind::columns || p.inner_stride != 1 || p.runs.count == 0) return 0;
-  // The period: the columns, then each kept axis whose stride is the period so far, innermost
-  // first, as (extent, output stride). Fixed arrays, not vectors: this runs on every call of
-  // a columns plan, and most return 0.
-  std::int64_t period_extent[strided_dims::max_dims] = {p.columns};
-  std::int64_t period_out_stride[strided_dims::max_dims] = {p.column_out_stride};
-  int period_axes = 1;
-  bool in_period[strided_dims::max_dims] = {};
-  std::int64_t period = p.columns;
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (int i = 0; i < p.kept.count && period_axes < strided_dims::max_dims; ++i)
-      if (!in_period[i] && p.kept.extent[i] > 1 && p.kept.stride[i] == period) {
-        in_period[i] = grew = true;
-        period_extent[period_axes] = p.kept.extent[i];
-        period_out_stride[period_axes++] = p.kept_out.stride[i];
-        period *= p.kept.extent[i];
-      }
-  }
+  const column_period period = period_of(p);
   // Whole aligned vectors of columns, alone, already stream, unless their tiles would be small
   // and the columns go to rows (small_column_tiles): f32 3x1x15x25x12x91 over {0, 5}, 12
   // aligned columns by 91 x 3 rows, took 127.8 us as rows of one element, 9.1 us as slabs
   // (H200, 2026-11-28).
-  if (period_axes == 1 && rows_vector_aligned(in, p, p.columns) && !small_column_tiles<T>(p)) return 0;
+  if (period.count == 1 && rows_vector_aligned(in, p, p.columns) && !small_column_tiles<T>(p)) return 0;
   const int last = p.runs.count - 1;  // runs are outermost first: the last is the innermost
-  if (p.runs.stride[last] != period) return 0;
+  if (p.runs.stride[last] != period.elements) return 0;
   const std::int64_t length = p.runs.extent[last];
-  const std::int64_t columns = length * period;
+  const std::int64_t columns = length * period.elements;
   if (length < 2 || columns < axis_policy::min_shifted_vectors * V) return 0;
   const std::int64_t items = blocks::ceil_div(columns, std::int64_t{V});  // read shifted, at most
   if (items > columns_block) return 0;
@@ -765,23 +837,43 @@ std::int64_t interleaved_columns_for(const T* in, const plan& p, plan& merged) {
   std::int64_t rows = 1;
   for (int i = 0; i < last; ++i) rows *= p.runs.extent[i];
   if (items * rows < columns_block) return 0;
-  merged = p;
-  merged.kept = {};
-  merged.kept_out = {};
-  for (int i = 0; i < p.kept.count; ++i)
-    if (!in_period[i]) {
-      merged.kept.push(p.kept.extent[i], p.kept.stride[i]);
-      merged.kept_out.push(p.kept_out.extent[i], p.kept_out.stride[i]);
-    }
+  merged = with_period_as_columns(p, period);
   merged.runs = {};
   for (int i = 0; i < last; ++i) merged.runs.push(p.runs.extent[i], p.runs.stride[i]);
-  merged.kept_all = {};  // no longer the columns' kept axes
   merged.columns = columns;
-  // Position q of the period (q = 0 .. P - 1, as memory has them) goes to out_order(q) from
-  // the kept index's first output: the axes outermost first, with their output strides.
-  merged.out_order = {};
-  for (int a = period_axes - 1; a >= 0; --a) merged.out_order.map.push(period_extent[a], period_out_stride[a]);
   return length;
+}
+
+// A columns plan of narrow columns (fewer items than a warp: a column tile is at least a warp
+// wide, so most of its lanes would idle) with kept axes that continue them in memory, whose
+// period does not sit under a contiguous reduced axis that interleaved_columns_for could fold
+// (its slab would be too wide for a tile): f32 3x747x1951 over {1}, permuted so that the 3
+// are innermost in memory and the 1951 just above them, was read as 1951 column tiles of 3
+// floats, 3.1x the time torch took (H200, 2026-11-28). Its period of 5,853 columns is one
+// contiguous run per step of the reduced axes: read as a columns plan of that many columns
+// (16-byte vectors, aligned or shifted), with each output written where the map puts it
+// (columns_kernel: merge_and_store, through out_order). A scattered write costs a 32-byte
+// sector, so only where each output reads at least that many bytes (as in_memory_order).
+// Merging the kept axes into the period leaves fewer kept indices, and so fewer work items
+// and more blocks per item, whose partials the last block of each adds up: where the narrow
+// plan had fewer kept indices than the GPU has SMs, that costs more than the idle lanes in
+// inputs under axis_policy::min_mapped_bytes_few_kept. Not for argmin/argmax (the merge
+// path's store). Fills `mapped`, or returns false.
+template <typename T>
+bool mapped_period_columns_for(const plan& p, std::int64_t sm_count, plan& mapped) {
+  constexpr int V = blocks::vector16<T>::size;
+  constexpr std::int64_t write_sector_bytes = 32;
+  if (p.kind != plan_kind::columns || p.inner_stride != 1 || p.runs.count == 0 ||
+      p.reduced * std::int64_t(sizeof(T)) < write_sector_bytes)
+    return false;
+  const std::int64_t items = p.columns % V == 0 ? p.columns / V : p.columns;
+  if (items >= blocks::warp_size) return false;
+  if (p.kept.size() < sm_count && p.outputs * p.reduced * std::int64_t(sizeof(T)) < axis_policy::min_mapped_bytes_few_kept)
+    return false;
+  const column_period period = period_of(p);
+  if (period.count == 1 || period.elements > std::numeric_limits<std::int32_t>::max()) return false;  // out_order: 32 bits
+  mapped = with_period_as_columns(p, period);
+  return true;
 }
 
 // A rows plan whose kept axes lie in memory in another order than in the output (a permuted
@@ -908,6 +1000,9 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
         plan interleaved;
         if (const std::int64_t rows = interleaved_columns_for<T, Acc>(in, p, interleaved))
           return launch_columns<T, Acc>(in, interleaved, out, op, to_acc, l, rows, true);
+        plan mapped;
+        if (mapped_period_columns_for<T>(p, l.facts().sm_count, mapped) && !small_column_tiles<T>(mapped))
+          return launch_columns<T, Acc>(in, mapped, out, op, to_acc, l);
       }
       if (small_column_tiles<T>(p)) {
         if (wide_tiled_slabs_for<T>(p, slabs)) return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);

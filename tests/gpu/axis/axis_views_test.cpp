@@ -392,6 +392,55 @@ TYPED_TEST(AxisViews, NarrowColumnsReadAsSlabs) {
   expect_views_at_end<T>(views, 71, stream.get());
 }
 
+// Narrow columns (fewer than a warp's items) with kept axes that continue them in memory, under
+// reduced axes too wide for a slab in one tile: the columns and those axes are read as one row
+// of columns, each output written where the output's order puts it (axis/launch.cuh:
+// mapped_period_columns_for; argmin keeps the narrow columns). The random cases' f32
+// 3x747x1951 over {1} (3 innermost in memory, the 1951 above them), a period of three axes,
+// a kept axis outside the period, two reduced axes, unaligned starts (shifted vectors), few
+// rows (the split over blocks and its combine), and odd columns. Each has more kept indices
+// than a GPU has SMs (fewer are merged only in inputs of 64 MiB and more). Each view ends at
+// its allocation's end, as above.
+TYPED_TEST(AxisViews, NarrowColumnsWithTheirKeptAxesAsOneRow) {
+  using T = TypeParam;
+  owned_stream stream;
+  const std::int64_t tall = warpfold_test::quick_mode() ? 61 : 747;
+  expect_views_at_end<T>(
+      {
+          {{3, tall, 1951}, {1, 3 * 1951, 3}, {1}, 0},                        // the random case
+          {{3, tall, 1951}, {1, 3 * 1951, 3}, {1}, 1},                        // from an unaligned start
+          {{11, 13, tall, 3}, {3, 33, 429, 1}, {2}, 2},                       // a period of three axes
+          {{4, tall, 5, 41}, {205 * tall, 205, 1, 5}, {1}, 0},                // a kept axis outside the period
+          {{3, 13, 6, 7, 11}, {1, 3, 440, 2640, 39}, {2, 3}, 3},              // two reduced axes, a gap
+          {{7, 133, 64}, {1, 7, 931}, {2}, 1},                                // few rows: split over blocks
+          {{11, 151, 40}, {1, 11, 1661}, {2}, 0},                             // odd columns
+      },
+      73, stream.get());
+}
+
+// Columns plans with a few rows per kept index and many kept indices ([B, 6, 427] over the
+// 6): the block's row groups take neighbouring kept indices, each thread every row of its
+// column (axis/launch.cuh: stacked columns). Shifted rows (odd widths, an unaligned start),
+// aligned vectors, two reduced axes, and columns a step of two apart (read singly); once as
+// the planner chooses and once with stacking forced, so that the small views of quick mode
+// (compute-sanitizer) stack too. Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, FewRowsPerKeptIndexStacked) {
+  using T = TypeParam;
+  owned_stream stream;
+  const std::int64_t many = warpfold_test::quick_mode() ? 37 : 1531;
+  const std::vector<view_at_end> views = {
+      {{many, 6, 427}, {6 * 427, 427, 1}, {1}, 0},
+      {{many, 3, 2752}, {3 * 2752, 2752, 1}, {1}, 0},
+      {{many, 5, 701}, {5 * 701, 701, 1}, {1}, 3},
+      {{many, 2, 3, 500}, {3500, 1750, 500, 1}, {1, 2}, 1},
+      {{many, 3, 1200}, {7200, 2400, 2}, {1}, 1},
+      {{3, many, 6, 427}, {many * 2600, 2600, 427, 1}, {2}, 2},
+  };
+  expect_views_at_end<T>(views, 79, stream.get());
+  const warpfold::testing::scoped_stacked_columns forced(true);
+  expect_views_at_end<T>(views, 83, stream.get());
+}
+
 // Columns plans that would leave a column tile little work per kept index (a few narrow
 // columns over short reduced axes: axis/launch.cuh, small_column_tiles) are read as rows
 // where their kept indices' elements are not one stretch of memory each: few outputs of many
