@@ -7,9 +7,9 @@
 //   tiled_rows_kernel, through shared memory, a group of lanes per long row;
 // - of those and of the next kind, rows one stride apart of at least 24 vectors' worth that
 //   the tile would take, or that groups would read in rounds of loads mostly empty ([N, 617]
-//   floats: two rounds, 61% of the slots used), in inputs of eight rounds of loads per warp
-//   and more (about 130 MiB of floats): row_stream_kernel, the rows read flat in equal ranges
-//   per warp;
+//   floats: two rounds, 61% of the slots used), or whose groups' grid would fill its rounds
+//   of blocks poorly (grid_fit), in inputs of eight rounds of loads per warp and more (about
+//   130 MiB of floats): row_stream_kernel, the rows read flat in equal ranges per warp;
 // - rows of short runs (under four vectors) that lie side by side in memory, several runs an
 //   output ([B, K, L] over B and L): columns_kernel over the K x L slab, each output folding
 //   its L columns (merged_columns_for);
@@ -150,6 +150,12 @@ struct axis_policy {
   static constexpr std::int64_t min_stream_row_vectors = 24;
   static constexpr std::int64_t max_stream_parts_per_row = 64;
   static constexpr double min_group_slot_use = 0.7;
+  // Likewise when the groups' grid fills its last round poorly (grid_fit::use): a group per
+  // row reads its row at the groups' 91%, but only while the wave is full, so rows that fill
+  // less than this share of the rounds' block slots stream instead (about the ratio of the
+  // two kernels' rates on long rows). f16 [6805, 7473] along dim 1: 426 work items on 264
+  // slots, 81%, ran at 43% of the read ceiling (H200, 2026-11-28).
+  static constexpr double min_group_wave_use = 0.95;
   // Streamed only when every warp of a full grid has at least this many rounds of its loads:
   // a warp folds its rows' ends one at a time (a warp reduction each), which other warps'
   // loads hide only when there are many rounds to overlap. H100, 2026-11-28, streamed against
@@ -306,18 +312,37 @@ void launch_periodic_columns(const T* in, const plan& p, Out out, Op op, ToAcc t
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
-void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape, Out out, Op op, ToAcc to_acc,
-                       device::launcher& l) {
-  auto kernel = !shape.regular ? (shape.shifted ? short_rows_kernel<T, Acc, Op, ToAcc, Out, false, true>
-                                               : short_rows_kernel<T, Acc, Op, ToAcc, Out, false>)
-                : shape.shifted ? short_rows_kernel<T, Acc, Op, ToAcc, Out, true, true>
-                                : short_rows_kernel<T, Acc, Op, ToAcc, Out, true>;
+auto short_rows_kernel_for(const short_rows_shape& shape) {
+  return !shape.regular ? (shape.shifted ? short_rows_kernel<T, Acc, Op, ToAcc, Out, false, true>
+                                         : short_rows_kernel<T, Acc, Op, ToAcc, Out, false>)
+         : shape.shifted ? short_rows_kernel<T, Acc, Op, ToAcc, Out, true, true>
+                         : short_rows_kernel<T, Acc, Op, ToAcc, Out, true>;
+}
+
+// short_rows_kernel's work items (blocks of groups of rows) and its resident wave of blocks.
+struct grid_fit {
+  std::int64_t work;
+  std::int64_t wave;
+  // The share of the wave's block slots that the grid's rounds fill: 426 items on 264 slots
+  // are two rounds, 81% filled (the last round runs 162 of 264 blocks).
+  double use() const { return double(work) / double(blocks::ceil_div(work, wave) * wave); }
+};
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+grid_fit short_rows_grid(const short_rows_shape& shape, device::launcher& l) {
   const std::int64_t rows_per_warp =
       std::int64_t(blocks::warp_size / shape.group_size) * (shape.regular ? shape.rows_in_flight : 1);
   const std::int64_t warps = blocks::ceil_div(shape.rows, rows_per_warp);
   const std::int64_t work = blocks::ceil_div(warps, short_rows_block / blocks::warp_size);
-  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, short_rows_block, l.device());
-  l.launch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), short_rows_block, in, p, shape, out, op, to_acc);
+  auto kernel = short_rows_kernel_for<T, Acc, Op, ToAcc, Out>(shape);
+  return {work, std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, short_rows_block, l.device())};
+}
+
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape, Out out, Op op, ToAcc to_acc,
+                       device::launcher& l) {
+  const grid_fit grid = short_rows_grid<T, Acc, Op, ToAcc, Out>(shape, l);
+  l.launch(short_rows_kernel_for<T, Acc, Op, ToAcc, Out>(shape), static_cast<unsigned>(balanced_grid(grid.work, grid.wave)),
+           short_rows_block, in, p, shape, out, op, to_acc);
 }
 
 // Which tiles tiled_rows_fit accepts: short rows or slabs only (a thread per output, many to
@@ -954,7 +979,9 @@ void launch_rows(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, devic
   // The flat kernel writes outputs in order (16-byte stores of several); permuted ones go on.
   if (contiguous && log2_row_vectors >= 0 && p.out_order.identity())
     launch_flat_rows<T, Acc>(in, rows, log2_row_vectors, out, op, to_acc, l);
-  else if ((tile || (groups && group_slot_use(rows) < axis_policy::min_group_slot_use) ||
+  else if ((tile ||
+            (groups && (group_slot_use(rows) < axis_policy::min_group_slot_use ||
+                        short_rows_grid<T, Acc, Op, ToAcc, Out>(rows, l).use() < axis_policy::min_group_wave_use)) ||
             testing::forced_row_stream()) &&
            launch_row_stream<T, Acc>(in, p, rows, out, op, to_acc, l))
     return;
