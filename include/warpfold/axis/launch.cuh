@@ -25,8 +25,9 @@
 //   periodic_columns_kernel, also read flat;
 // - other kept innermost axes: columns_kernel, split along the rows when there are fewer
 //   column tiles than resident blocks, or, when each kept index has only a few rows,
-//   neighbouring kept indices stacked in a block (a thread walks all rows of its column); 16-byte vectors of columns even where rows start
-//   unaligned (axis/shifted_vector.cuh), if a row holds at least four;
+//   neighbouring kept indices stacked in a block (a thread walks all rows of its column);
+//   16-byte vectors of columns even where rows start unaligned (axis/shifted_vector.cuh), if
+//   a row holds at least four;
 // - narrow columns that are not whole aligned vectors (or have kept axes beside them in
 //   memory), with the reduced axis just above them contiguous ([.., K, R, C] over R and more):
 //   columns_kernel over each R x C slab, each output folding every C-th column of it
@@ -337,10 +338,10 @@ grid_fit short_rows_grid(const short_rows_shape& shape, device::launcher& l) {
   return {work, std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, short_rows_block, l.device())};
 }
 
+// `grid`: short_rows_grid's answer for `shape`, which launch_rows asked to choose the kernel.
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
-void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape, Out out, Op op, ToAcc to_acc,
-                       device::launcher& l) {
-  const grid_fit grid = short_rows_grid<T, Acc, Op, ToAcc, Out>(shape, l);
+void launch_short_rows(const T* in, const plan& p, const short_rows_shape& shape, const grid_fit& grid, Out out, Op op,
+                       ToAcc to_acc, device::launcher& l) {
   l.launch(short_rows_kernel_for<T, Acc, Op, ToAcc, Out>(shape), static_cast<unsigned>(balanced_grid(grid.work, grid.wave)),
            short_rows_block, in, p, shape, out, op, to_acc);
 }
@@ -615,11 +616,12 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   // tile is then as wide as the row (each thread a column item), ty kept indices high.
   // H200, 2026-11-28: f32 41x3x180x6x427x1 over {3} (22,140 slabs of 6 rows of 427 columns,
   // shifted) took 253 us, 2.6x torch's time, with 1.5 rows a thread and a combine per slab.
+  // Stacked, a tile of `tile` items takes columns_block / tile kept indices (its row groups).
+  auto stacked_groups = [&](int tile) { return blocks::ceil_div(p.kept.size(), std::int64_t(columns_block / tile)); };
   if (merge == 1 && !mapped && !interleaved) {
     const std::int64_t rows_a_thread = p.runs.size() / (columns_block / shape.tile_items);
     const int stacked_tile = power_of_two_at_least(shape.items, columns_block);
-    const std::int64_t stacked_work =
-        blocks::ceil_div(p.kept.size(), std::int64_t(columns_block / stacked_tile)) * blocks::ceil_div(shape.items, std::int64_t(stacked_tile));
+    const std::int64_t stacked_work = stacked_groups(stacked_tile) * blocks::ceil_div(shape.items, std::int64_t(stacked_tile));
     if (rows_a_thread < rows_in_flight / 2 && (stacked_work >= wave || testing::forced_stacked_columns())) {
       shape.stacked = true;
       shape.tile_items = stacked_tile;
@@ -654,8 +656,7 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   shape.tiles = blocks::ceil_div(shape.items, std::int64_t(shape.tile_stride));
   shape.splits = 1;
 
-  const std::int64_t groups =
-      (shape.stacked ? blocks::ceil_div(p.kept.size(), std::int64_t(columns_block / shape.tile_items)) : p.kept.size()) * shape.tiles;
+  const std::int64_t groups = (shape.stacked ? stacked_groups(shape.tile_items) : p.kept.size()) * shape.tiles;
   const std::int64_t tile_columns = std::int64_t(shape.tile_items) * (shape.vectorized ? V : 1);
   if (!shape.stacked && groups < wave && groups <= axis_policy::max_counters) {
     const std::int64_t rows_per_block = std::int64_t(columns_block / shape.tile_items) * rows_per_thread;
@@ -978,17 +979,19 @@ void launch_rows(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, devic
                       (output_items <= axis_policy::max_group_row_items && many_rows);
   // The flat kernel writes outputs in order (16-byte stores of several); permuted ones go on.
   if (contiguous && log2_row_vectors >= 0 && p.out_order.identity())
-    launch_flat_rows<T, Acc>(in, rows, log2_row_vectors, out, op, to_acc, l);
-  else if ((tile ||
-            (groups && (group_slot_use(rows) < axis_policy::min_group_slot_use ||
-                        short_rows_grid<T, Acc, Op, ToAcc, Out>(rows, l).use() < axis_policy::min_group_wave_use)) ||
-            testing::forced_row_stream()) &&
-           launch_row_stream<T, Acc>(in, p, rows, out, op, to_acc, l))
+    return launch_flat_rows<T, Acc>(in, rows, log2_row_vectors, out, op, to_acc, l);
+  // The groups' grid, asked once: for the choice here and for their launch.
+  const grid_fit group_grid = groups ? short_rows_grid<T, Acc, Op, ToAcc, Out>(rows, l) : grid_fit{1, 1};
+  if ((tile ||
+       (groups && (group_slot_use(rows) < axis_policy::min_group_slot_use ||
+                   group_grid.use() < axis_policy::min_group_wave_use)) ||
+       testing::forced_row_stream()) &&
+      launch_row_stream<T, Acc>(in, p, rows, out, op, to_acc, l))
     return;
-  else if (tile)
+  if (tile)
     launch_tiled_rows<T, Acc>(in, tiled, out, op, to_acc, l);
   else if (groups)
-    launch_short_rows<T, Acc>(in, p, rows, out, op, to_acc, l);
+    launch_short_rows<T, Acc>(in, p, rows, group_grid, out, op, to_acc, l);
   else
     launch_row_chunks<T, Acc>(in, p, out, op, to_acc, l);
 }
