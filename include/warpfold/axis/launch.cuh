@@ -21,8 +21,9 @@
 // - the rows kernels walk a permuted view's kept axes in memory order and write each output
 //   where the output's order puts it (in_memory_order), when outputs read 32 bytes or more;
 // - kept innermost axis, [R, C] with C of 1, 2, 4, ... 32 vectors: flat_columns_kernel;
-//   other [R, C] with C up to 64 elements (3 floats, 41 halves, any start):
-//   periodic_columns_kernel, also read flat;
+//   other [R, C] with C up to 256 elements (3 floats, 139 halves, any start), rows back to
+//   back or with short gaps (a slice; rows wider than 64 or gapped in inputs of 16 K
+//   elements and more): periodic_columns_kernel, also read flat;
 // - other kept innermost axes: columns_kernel, split along the rows when there are fewer
 //   column tiles than resident blocks, or, when each kept index has only a few rows,
 //   neighbouring kept indices stacked in a block (a thread walks all rows of its column);
@@ -164,6 +165,16 @@ struct axis_policy {
   // round) 1.24x and f16 15x7x227x3x140 over {2} (19 MiB, two rounds) 1.84x slower, and arrays
   // of 1 MiB up to 4.7x.
   static constexpr std::int64_t min_stream_rounds = 8;
+  // One [R, C] matrix read flat (periodic_columns_kernel): rows back to back of up to this
+  // many elements at any size; wider rows (up to max_periodic_columns) and rows with gaps in
+  // inputs of at least min_periodic_elements elements. Below that the flat kernel's 1024-thread
+  // block finishes (stages its accumulators, gathers the columns, combines) for a few loads:
+  // H200, 2026-11-29, columns kernel -> flat, inputs under 16 K elements: 4-byte ones 9 of 10
+  // slower (f32 140x4x1x2 over {0}, rows of 2 with a gap of 2, 3.7 -> 5.0 us), 2-byte ones
+  // 0.85-1.50; from 16 K elements up, 2-byte and 4-byte alike 0.46-0.97 (f16 [285749, 139]
+  // over {0}, 75 MiB, 44.1 -> 25.5 us).
+  static constexpr std::int64_t max_periodic_columns_always = 64;
+  static constexpr std::int64_t min_periodic_elements = 16 * 1024;
   // Transposed tiles: transposed_tiles_policy (axis/transposed_tiles_plan.hpp).
 };
 
@@ -295,21 +306,56 @@ void launch_flat_columns(const T* in, const plan& p, int log2_row_vectors, Out o
   l.launch_with_scratch(kernel, grid, flat_block, 0, scratch, in, vectors, log2_row_vectors, out, op, to_acc);
 }
 
-// One [R, C] matrix of narrow columns read flat (periodic_columns_kernel). The threads that
-// read are the most of the grid whose count times V is a multiple of C: all but fewer than C.
+// The band of blocks that finish_grid_partials (axis/column_combine.cuh) combines first, for
+// `grid` rows of `columns` partials: 1 (one level, the last block reads every row) while that
+// takes at most three rounds of `loads` loads per thread of a `block`-thread block; otherwise
+// about the square root of the grid (264 blocks: 16 bands of 17), so each level is a round.
+// H200, 2026-11-29, f32 [R, C] over dim 0, 64 MiB, 264 blocks: one level -> two, C = 65
+// (rows of 128 partials, four rounds) 25.0 -> 23.5 us, C = 139 (256, eight rounds) 28.8 ->
+// 24.3; but C = 41 (64, two rounds) 22.3 -> 23.0: the second level's arrival costs about a
+// round.
+inline int grid_finish_band(std::int64_t grid, std::int64_t columns, int block, int loads) {
+  if (grid * columns <= 3 * std::int64_t(block) * loads) return 1;
+  int band = 1;
+  while (std::int64_t(band) * band < grid) ++band;
+  return band;
+}
+
+// The row stride S of plan p when periodic_columns_kernel takes it, else 0: one [R, C]
+// matrix along dim 0 (no other kept axis, one reduced axis), C up to max_periodic_columns
+// elements of unit stride, rows S >= C apart with a gap after each of at most what the kernels
+// that read rows and gaps alike accept (max_long_row_gap: the gap is read and counts as
+// reading). Rows back to back of up to 64 elements always; wider rows, or rows with a gap,
+// from min_periodic_elements elements on.
+inline std::int64_t periodic_row_stride(const plan& p) {
+  if (p.kept.size() != 1 || p.runs.count != 1 || p.inner_stride != 1 || p.columns > max_periodic_columns) return 0;
+  const std::int64_t stride = p.runs.stride[0];
+  const bool short_gap = stride >= p.columns && stride - p.columns <= axis_policy::max_long_row_gap(p.columns);
+  const bool narrow_and_contiguous = stride == p.columns && p.columns <= axis_policy::max_periodic_columns_always;
+  const bool enough = p.runs.size() * stride >= axis_policy::min_periodic_elements;
+  return short_gap && (narrow_and_contiguous || enough) ? stride : 0;
+}
+
+// One [R, C] matrix of narrow columns read flat (periodic_columns_kernel), rows `row_stride`
+// apart. The threads that read are the most of the grid whose count times V is a multiple of
+// the row stride: all but fewer than S.
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
-void launch_periodic_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
+void launch_periodic_columns(const T* in, const plan& p, std::int64_t row_stride, Out out, Op op, ToAcc to_acc,
+                             device::launcher& l) {
   constexpr std::int64_t V = blocks::vector16<T>::size;
   auto kernel = periodic_columns_kernel<T, Acc, Op, ToAcc, Out>;
-  const std::int64_t elements = p.runs.size() * p.columns;
+  const std::int64_t elements = (p.runs.size() - 1) * row_stride + p.columns;
   const unsigned grid = flat_grid(blocks::ceil_div(elements, V), kernel, l.facts());
-  const std::int64_t period = p.columns / std::gcd(p.columns, V);
+  const std::int64_t period = row_stride / std::gcd(row_stride, V);
   const std::int64_t active = std::int64_t(grid) * flat_block / period * period;
   const int padded = power_of_two_at_least(p.columns, max_periodic_columns);
-  // One finish over the grid, on the launch word; a row of (padded) partials per block.
-  const device::scratch_request scratch{1, 0, std::int64_t(grid) * padded * std::int64_t(sizeof(Acc))};
-  l.launch_with_scratch(kernel, grid, flat_block, 0, scratch, in, elements, active, static_cast<int>(p.columns), padded,
-                        p.column_out_stride, out, op, to_acc);
+  const int band = grid_finish_band(grid, padded, flat_block, periodic_combine_loads);
+  const std::int64_t bands = band > 1 ? blocks::ceil_div(std::int64_t(grid), std::int64_t(band)) : 0;
+  // One finish over the grid, on the launch word, and a counter per band; a row of (padded)
+  // partials per block, then one per band.
+  const device::scratch_request scratch{1, bands, (grid + bands) * padded * std::int64_t(sizeof(Acc))};
+  l.launch_with_scratch(kernel, grid, flat_block, 0, scratch, in, elements, active, static_cast<int>(row_stride),
+                        static_cast<int>(p.columns), padded, band, p.column_out_stride, out, op, to_acc);
 }
 
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
@@ -580,8 +626,9 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   if (merge == 1 && !mapped && one_matrix && log2_row_vectors >= 0)
     return launch_flat_columns<T, Acc>(in, p, log2_row_vectors, out, op, to_acc, l);
   if constexpr (periodic_columns_fit<T, Acc> && !is_arg_op_v<Op>) {
-    if (merge == 1 && !mapped && one_matrix && p.columns <= max_periodic_columns && p.inner_stride == 1)
-      return launch_periodic_columns<T, Acc>(in, p, out, op, to_acc, l);
+    if (merge == 1 && !mapped)
+      if (const std::int64_t row_stride = periodic_row_stride(p))
+        return launch_periodic_columns<T, Acc>(in, p, row_stride, out, op, to_acc, l);
   }
   if constexpr (is_plain_output<Out>)
     shape.vector_store = merge == 1 && !mapped && aligned && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);

@@ -1,23 +1,29 @@
-// Narrow columns that are not whole aligned vectors: one [R, C] matrix along dim 0, rows
-// back to back, C of 2 to 64 elements ([N, 3] points summed over N, 7 int32s, 41 halves),
-// from any start. Read flat like the full reduce: thread t of the first T threads of the grid
-// takes 16-byte vectors t, t + T, ... of the aligned body, where T x V is a multiple of C (the
-// launch leaves the last few threads idle for it, fewer than C), so element e of each of a
-// thread's vectors is always in the same column: (head + t V + e) mod C. A thread keeps one
+// Narrow columns that are not whole aligned vectors: one [R, C] matrix along dim 0, C of 2 to
+// 256 elements ([N, 3] points summed over N, 7 int32s, 139 halves), from any start, its rows
+// S >= C elements apart: back to back (S = C), or a slice with a short gap after each row
+// (x[:, 1:-1]: S = C + 2), read along with the rows. Read flat like the full reduce: thread t
+// of the first T threads of the grid takes 16-byte vectors t, t + T, ... of the aligned body,
+// where T x V is a multiple of S (the launch leaves the last few threads idle for it, fewer
+// than S), so element e of each of a thread's vectors is always at the same place in a row:
+// (head + t V + e) mod S, a column when under C, the gap otherwise. A thread keeps one
 // accumulator per element of its vector.
 //
 // Then each block stages its threads' V accumulators in shared memory, in element order of
-// its first vectors, where column c is every C-th value from a known first one; a group of
-// lanes per column adds them up. Block 0 also folds the head (the elements before the first
-// 16-byte boundary) and the tail (after the last whole vector). Each block leaves C partials
-// and the last block to arrive adds them up in block order (combine_splits). One launch,
-// fixed order, so float results repeat.
+// its first vectors, where column c is every S-th value from a known first one; a group of
+// lanes per column adds them up (the gap's values are never picked up). Block 0 also folds
+// the head (the elements before the first 16-byte boundary) and the tail (after the last
+// whole vector). Each block leaves C partials, added up in block order by the last block to
+// arrive, or, for many blocks of wide rows, in bands of blocks first (finish_grid_partials).
+// One launch, fixed order, so float results repeat.
 //
 // Why: the columns kernel reads such a matrix an element a load (C = 3: a 512-thread block on
-// a tile of 4 columns, 128 rows of 2-byte loads in flight), or as shifted pairs of vectors,
-// and the interleaved slab read needs each slab in one tile. H100, 2026-11-28, share of the
-// read ceiling before -> after: f16 [13625127, 3] over dim 0 59.5% -> 81.5%, i32 [1942315, 11]
-// 65.4% -> 82.4%, f32 [22369621, 3] 83.4% -> 95.5%, f32 [1636801, 41] 81.6% -> 90.2%.
+// a tile of 4 columns, 128 rows of 2-byte loads in flight), or as shifted pairs of vectors
+// in tiles of 32 (139 halves are 18 vectors: 14 of 32 lanes idle), and the interleaved slab
+// read needs each slab in one tile. H100, 2026-11-28, share of the read ceiling before ->
+// after: f16 [13625127, 3] over dim 0 59.5% -> 81.5%, i32 [1942315, 11] 65.4% -> 82.4%, f32
+// [22369621, 3] 83.4% -> 95.5%, f32 [1636801, 41] 81.6% -> 90.2%. Wider and sliced rows,
+// H200, 2026-11-29: f16 [285749, 139] 44.1 -> 25.5 us, bf16 [8168640, 15] rows 17 apart
+// 94.9 -> 66.7 us, f32 [1032444, 65] 64.5% -> 86.6%.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +37,10 @@
 
 namespace warpfold::axis {
 
-inline constexpr int max_periodic_columns = 64;
+// The widest rows taken. Every block leaves a partial per column (padded to a power of two),
+// which finish_grid_partials adds up with this many loads in flight per thread.
+inline constexpr int max_periodic_columns = 256;
+inline constexpr int periodic_combine_loads = 8;
 
 // The staged accumulators of a 1024-thread block must fit in 32 KB of shared memory: V of
 // them a thread (8 floats for halves, 4 int64 sums for int32). Narrow integers (16 int8s a
@@ -41,9 +50,9 @@ inline constexpr bool periodic_columns_fit = sizeof(Acc) * blocks::vector16<T>::
 
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
-    periodic_columns_kernel(const T* in, std::int64_t elements, std::int64_t active_threads, int columns,
-                            int padded_columns, std::int64_t out_step, Out out, Op op, ToAcc to_acc,
-                            device::scratch_view scratch) {
+    periodic_columns_kernel(const T* in, std::int64_t elements, std::int64_t active_threads, int row_stride,
+                            int columns, int padded_columns, int band, std::int64_t out_step, Out out, Op op,
+                            ToAcc to_acc, device::scratch_view scratch) {
   blocks::wait_for_prior_kernels();
   constexpr int V = blocks::vector16<T>::size;
   constexpr int L = flat_loads_in_flight;
@@ -75,11 +84,11 @@ __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
     for (int e = 0; e < V; ++e) acc[e] = op(acc[e], to_acc(x.items[e], 0));
   }
 
-  // Staged value k (thread k / V, element k % V) is in column (first + k) mod C.
+  // Staged value k (thread k / V, element k % V) is at (first + k) mod S in its row.
 #pragma unroll
   for (int e = 0; e < V; ++e) staged[threadIdx.x * V + e] = acc[e];
   __syncthreads();
-  const int first = static_cast<int>((split.head + std::int64_t(blockIdx.x) * blockDim.x * V) % columns);
+  const int first = static_cast<int>((split.head + std::int64_t(blockIdx.x) * blockDim.x * V) % row_stride);
   // G lanes per column (a power of two up to a warp), as many columns as the block holds.
   int G = blocks::warp_size;
   while (G > 1 && G * columns > static_cast<int>(blockDim.x)) G /= 2;
@@ -93,14 +102,14 @@ __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
     const int c = first_of_warp + lane / G;
     Acc total = op.template identity<Acc>();
     if (c < columns) {
-      const int k0 = (c - first + columns) % columns;  // the column's first staged value
+      const int k0 = (c - first + row_stride) % row_stride;  // the column's first staged value
       // Four running totals, so that a lane's few hundred values (C = 2: 128 a lane) are not
       // one chain of dependent shared-memory loads and adds.
-      const int lane_stride = G * columns;  // between one lane's staged values
+      const int lane_stride = G * row_stride;  // between one lane's staged values
       Acc part[4];
 #pragma unroll
       for (int u = 0; u < 4; ++u) part[u] = op.template identity<Acc>();
-      int k = k0 + (lane % G) * columns;
+      int k = k0 + (lane % G) * row_stride;
       for (; k + 3 * lane_stride < flat_block * V; k += 4 * lane_stride) {
 #pragma unroll
         for (int u = 0; u < 4; ++u) part[u] = op(part[u], staged[k + u * lane_stride]);
@@ -108,9 +117,9 @@ __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
       for (; k < flat_block * V; k += lane_stride) part[0] = op(part[0], staged[k]);
       total = op(op(part[0], part[1]), op(part[2], part[3]));
       if (blockIdx.x == 0 && lane % G == 0) {
-        for (std::int64_t i = c; i < split.head; i += columns) total = op(total, to_acc(in[i], 0));
-        for (std::int64_t i = split.tail_begin + (c - split.tail_begin % columns + columns) % columns; i < elements;
-             i += columns)
+        for (std::int64_t i = c; i < split.head; i += row_stride) total = op(total, to_acc(in[i], 0));
+        for (std::int64_t i = split.tail_begin + (c - split.tail_begin % row_stride + row_stride) % row_stride;
+             i < elements; i += row_stride)
           total = op(total, to_acc(in[i], 0));
       }
     }
@@ -120,8 +129,11 @@ __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
   // Padded columns (up to the power of two that combine_splits takes) hold the identity.
   for (int c = columns + static_cast<int>(threadIdx.x); c < padded_columns; c += blockDim.x)
     partials[std::int64_t(blockIdx.x) * padded_columns + c] = op.template identity<Acc>();
-  if (!blocks::block_arrives_last(scratch.arrivals, gridDim.x)) return;
-  combine_splits<flat_block>(partials, gridDim.x, padded_columns, out, columns, op, out_step);
+  Acc* band_totals = partials + std::int64_t(gridDim.x) * padded_columns;
+  if (!finish_grid_partials<flat_block, periodic_combine_loads>(partials, band_totals, scratch.counters,
+                                                                 scratch.arrivals, band, padded_columns, out, columns,
+                                                                 op, out_step))
+    return;
   __syncthreads();  // every thread of the last block is done reading the partials
   if (threadIdx.x == 0) blocks::record_launch_finished(scratch.finished, scratch.finished_after);
 }

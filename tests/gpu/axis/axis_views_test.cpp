@@ -12,6 +12,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "axis_test_util.hpp"
@@ -330,28 +331,40 @@ TYPED_TEST(AxisViews, NarrowColumnsBesideKeptAxesInMemory) {
 }
 
 // Narrow columns of one [R, C] matrix whose rows are not a power-of-two count of vectors
-// (C = 2 to 64, odd, prime and whole vectors), from aligned and unaligned starts, about 1 MiB
+// (C = 2 to 256, odd, prime and whole vectors), from aligned and unaligned starts, about 1 MiB
 // each, so that the rows are split over blocks: read flat (periodic_columns_kernel: each
-// thread's vectors in fixed columns, a head and a tail folded apart, the blocks' partials
-// combined), or, for argmin and 1-byte integers, the columns kernel's narrow tiles and their
-// combine. Also matrices of a few rows, and (not in quick mode) 16 MiB ones, more blocks than
-// one per SM. Each matrix ends at its allocation's end, as above.
+// thread's vectors in fixed places of a row, a head and a tail folded apart, the blocks'
+// partials combined), or, for argmin and 1-byte integers, the columns kernel's narrow tiles
+// and their combine. Rows back to back, and slices with a gap after each row that the flat
+// read takes along (1 to 32 elements) or leaves to the columns kernel (a gap longer than an
+// eighth of the row). Also matrices of a few rows, and (not in quick mode) 16 MiB ones, more
+// blocks than one per SM. Each matrix ends at its allocation's end, as above.
 TYPED_TEST(AxisViews, NarrowColumnMatricesSplitOverBlocks) {
   using T = TypeParam;
   owned_stream stream;
   const std::int64_t elements = (std::int64_t{1} << 20) / std::int64_t(sizeof(T)) + 37;
   std::vector<view_at_end> views;
-  for (const std::int64_t c : {2, 3, 5, 7, 11, 12, 31, 41, 61, 64})
+  for (const std::int64_t c : {2, 3, 5, 7, 11, 12, 31, 41, 61, 64, 65, 96, 139, 200, 255, 256})
     for (const std::int64_t start : {0, 1, 3}) {
       const std::int64_t rows = elements / c + start;
       views.push_back({{rows, c}, {c, 1}, {0}, start});
     }
-  views.push_back({{3, 7}, {7, 1}, {0}, 1});     // a few rows: mostly head and tail
-  views.push_back({{37, 61}, {61, 1}, {0}, 2});  // fewer vectors than one block's threads
+  // Sliced rows: {columns, gap after each row}.
+  for (const auto& [c, gap] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+           {3, 1}, {15, 2}, {15, 4}, {54, 6}, {54, 7}, {54, 65}, {139, 17}, {139, 18}, {250, 31}, {256, 32}})
+    for (const std::int64_t start : {0, 2}) {
+      const std::int64_t rows = elements / (c + gap) + start;
+      views.push_back({{rows, c}, {c + gap, 1}, {0}, start});
+    }
+  views.push_back({{3, 7}, {7, 1}, {0}, 1});      // a few rows: mostly head and tail
+  views.push_back({{37, 61}, {61, 1}, {0}, 2});   // fewer vectors than one block's threads
+  views.push_back({{5, 201}, {205, 1}, {0}, 1});  // a few sliced rows
   if (!warpfold_test::quick_mode()) {
     const std::int64_t large = (std::int64_t{1} << 24) / std::int64_t(sizeof(T));
     views.push_back({{large / 3, 3}, {3, 1}, {0}, 1});
     views.push_back({{large / 61, 61}, {61, 1}, {0}, 0});
+    views.push_back({{large / 139, 139}, {139, 1}, {0}, 3});
+    views.push_back({{large / 17, 15}, {17, 1}, {0}, 1});
   }
   expect_views_at_end<T>(views, 67, stream.get());
 }
