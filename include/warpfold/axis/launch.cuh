@@ -171,8 +171,9 @@ struct axis_policy {
   // block finishes (stages its accumulators, gathers the columns, combines) for a few loads:
   // H200, 2026-11-29, columns kernel -> flat, inputs under 16 K elements: 4-byte ones 9 of 10
   // slower (f32 140x4x1x2 over {0}, rows of 2 with a gap of 2, 3.7 -> 5.0 us), 2-byte ones
-  // 0.85-1.50; from 16 K elements up, 2-byte and 4-byte alike 0.46-0.97 (f16 [285749, 139]
-  // over {0}, 75 MiB, 44.1 -> 25.5 us).
+  // 0.85-1.50; from 16 K elements up, 183 cases 0.75 on geometric mean (f16 [285749, 139]
+  // over {0}, 75 MiB, 44.1 -> 25.5 us), 9 slower by more than 2% (worst f32 [19155, 253],
+  // 13.3 -> 14.9 us: rows that fill the columns kernel's tiles already).
   static constexpr std::int64_t max_periodic_columns_always = 64;
   static constexpr std::int64_t min_periodic_elements = 16 * 1024;
   // Transposed tiles: transposed_tiles_policy (axis/transposed_tiles_plan.hpp).
