@@ -80,10 +80,19 @@ namespace warpfold::axis {
 // Thresholds, as data.
 struct axis_policy {
   // A row of up to this many items (16-byte vectors, or elements when rows are unaligned)
-  // is one group's job, if there are at least rows_per_sm_for_groups rows per SM; otherwise
-  // blocks take rows. 2048 vectors is an 8192-float row: 64 loads per lane.
+  // is one group's job, if there are at least rows_per_sm_for_groups rows per SM, or if fewer
+  // rounds of loads wait one after another that way than with a block a row (group_rounds,
+  // block_rounds); otherwise blocks take rows. 2048 vectors is an 8192-float row: 64 loads
+  // per lane.
   static constexpr std::int64_t max_group_row_items = 2048;
   static constexpr std::int64_t rows_per_sm_for_groups = 32;
+  // What a group's round weighs against a block's in that comparison: with fewer groups than
+  // 32 an SM, a group's four loads a lane put less in flight than a block's eight, and each
+  // round waits longer. H200, 2026-11-29, 93 random cases with fewer rows than 32 an SM, groups
+  // against a block a row, by block_rounds / group_rounds: under 1.1, 8 of 10 slower with
+  // groups (to 4.19x); 1.1 to 1.5, 5 faster and 2 slower (0.50x to 1.84x); 1.5 and over, 73 of
+  // 76 faster by more than 2% (0.50x on geometric mean), one slower (1.29x).
+  static constexpr double group_round_weight = 1.5;
   // Rows of at most this many items always go to groups: a block per row would idle.
   static constexpr std::int64_t always_group_row_items = 32;
   // A split row keeps at least this many bytes per block, so partials stay a small fraction
@@ -383,6 +392,42 @@ grid_fit short_rows_grid(const short_rows_shape& shape, device::launcher& l) {
   const std::int64_t work = blocks::ceil_div(warps, short_rows_block / blocks::warp_size);
   auto kernel = short_rows_kernel_for<T, Acc, Op, ToAcc, Out>(shape);
   return {work, std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, short_rows_block, l.device())};
+}
+
+// Groups of lanes or a block a row, for rows that groups can take but that are too few to give
+// every SM 32 groups: which way waits on fewer rounds of loads one after another? Both kernels
+// run two 512-thread blocks an SM; with few rows, neither has loads enough in flight to keep
+// memory busy, so a kernel's time is about its chain of round trips.
+// - Groups: a group per row (or per few rows), each lane with load_slots loads in flight. A
+//   lane waits ceil(items a lane x rows in flight / load_slots) rounds for its row, once per
+//   round of the grid's blocks. 4096 rows of 4096 floats (1024 vectors, 32 lanes): 8. An
+//   output of several runs is read a few runs at a time (axis/run_lattice.cuh: load_slots
+//   runs in flight for each of the group's teams of lanes), a round per step through them:
+//   55 outputs of 10 runs of 167 halves, 22 blocks each, one team of 32 lanes: 3.
+// - A block a row (row_chunks_kernel): 512 threads of eight loads take 4096 vectors a round,
+//   and the block then adds up its row (a block reduction, about a round more), once per round
+//   of rows over the wave of blocks; where there are fewer rows than blocks, the blocks split
+//   each row and combine their parts (another round). 4096 rows of 4096 floats: 16 x 2 = 32.
+// H200, 2026-11-29, f32 [R, L] along dim 1, a block a row -> groups: 4096 x 4096 48.4 -> 79.5% of
+// the read ceiling, 2797 x 2999 31.6 -> 50.7%, 1405 x 1493 16.3 -> 30.4%, 2996 x 700 10.8 ->
+// 38.2%; where the model keeps blocks, groups measured slower: 512 x 4096 32.8 -> 23.7%,
+// 699 x 2999 24.0 -> 19.0%, and bf16 rows of 14429 on 1170 rows 2.3x as long.
+inline std::int64_t group_rounds(const short_rows_shape& rows, std::int64_t runs, const grid_fit& grid) {
+  std::int64_t per_output;
+  if (rows.regular) {
+    const std::int64_t per_lane = blocks::ceil_div(rows.items, std::int64_t(rows.group_size));
+    per_output = blocks::ceil_div(per_lane * rows.rows_in_flight, std::int64_t(load_slots));
+  } else {
+    const run_lattice lattice = lattice_for(rows.items, rows.group_size);
+    per_output = blocks::ceil_div(runs, std::int64_t(lattice.runs_per_step) * load_slots) *
+                 blocks::ceil_div(rows.items, std::int64_t(lattice.item_slots));
+  }
+  return blocks::ceil_div(grid.work, grid.wave) * per_output;
+}
+inline std::int64_t block_rounds(std::int64_t outputs, std::int64_t output_items, std::int64_t wave) {
+  constexpr std::int64_t per_round = std::int64_t(row_chunks_block) * row_loads_in_flight;
+  if (outputs >= wave) return blocks::ceil_div(outputs, wave) * (blocks::ceil_div(output_items, per_round) + 1);
+  return blocks::ceil_div(output_items, wave / outputs * per_round) + 2;
 }
 
 // `grid`: short_rows_grid's answer for `shape`, which launch_rows asked to choose the kernel.
@@ -1023,13 +1068,17 @@ void launch_rows(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, devic
   tiled_rows_shape tiled{};
   const bool tile =
       log2_row_vectors < 0 && tiled_rows_for<T>(p, tiled, rows.vectorized ? tile_rule::short_only : tile_rule::long_rows);
-  const bool groups = output_items <= axis_policy::always_group_row_items ||
-                      (output_items <= axis_policy::max_group_row_items && many_rows);
   // The flat kernel writes outputs in order (16-byte stores of several); permuted ones go on.
   if (contiguous && log2_row_vectors >= 0 && p.out_order.identity())
     return launch_flat_rows<T, Acc>(in, rows, log2_row_vectors, out, op, to_acc, l);
-  // The groups' grid, asked once: for the choice here and for their launch.
-  const grid_fit group_grid = groups ? short_rows_grid<T, Acc, Op, ToAcc, Out>(rows, l) : grid_fit{1, 1};
+  // The groups' grid, asked once: for the choice here and for their launch. (The rows kernel
+  // runs as many blocks an SM: its wave serves block_rounds too.)
+  const bool group_sized = output_items <= axis_policy::max_group_row_items;
+  const grid_fit group_grid = group_sized ? short_rows_grid<T, Acc, Op, ToAcc, Out>(rows, l) : grid_fit{1, 1};
+  const bool groups =
+      output_items <= axis_policy::always_group_row_items ||
+      (group_sized && (many_rows || axis_policy::group_round_weight * group_rounds(rows, p.runs.size(), group_grid) <=
+                                        block_rounds(p.outputs, output_items, group_grid.wave)));
   if ((tile ||
        (groups && (group_slot_use(rows) < axis_policy::min_group_slot_use ||
                    group_grid.use() < axis_policy::min_group_wave_use)) ||

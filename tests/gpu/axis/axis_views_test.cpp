@@ -253,6 +253,29 @@ TYPED_TEST(AxisViews, RowsThatAreNotWholeVectors) {
       59, stream.get());
 }
 
+// Rows too long for a group of lanes (over 2048 16-byte vectors) and too few to stream, a block
+// each (axis/row_chunks_kernel.cuh), or several where there are fewer rows than resident
+// blocks: lengths that leave a block's threads part of a batch of loads at the row's end
+// (4096 vectors and a few, or 2048 and a few: every thread has only a part batch), aligned and
+// not, every start shift; outputs of several long runs ([R1, K, R2] over R1 and R2); and a
+// few rows split over many blocks. Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, LongRowsABlockEach) {
+  using T = TypeParam;
+  owned_stream stream;
+  constexpr std::int64_t V = 16 / sizeof(T);
+  const std::int64_t rows = warpfold_test::quick_mode() ? 37 : 300;
+  const std::int64_t longer = 4096 * V + 37, shorter = 2048 * V + 3 * V + 1, aligned = 2048 * V + 5 * V;
+  expect_views_at_end<T>(
+      {
+          {{rows, longer}, {longer, 1}, {1}, 1},            // a full batch for most threads, part for the rest
+          {{rows, shorter}, {shorter, 1}, {1}, 3},          // part batches only
+          {{rows, aligned}, {aligned, 1}, {1}, 0},          // whole aligned vectors, part batches
+          {{5, 3, shorter}, {3 * shorter, shorter, 1}, {0, 2}, 2},  // outputs of five long runs each
+          {{3, 7 * longer}, {7 * longer, 1}, {1}, 1},       // three rows over many blocks
+      },
+      67, stream.get());
+}
+
 // Longer rows that are not whole aligned vectors, a few to a shared-memory tile, each added
 // up by a group of lanes (2 to 32, from the rows a tile holds): lengths from just above the
 // one-thread-a-row limit to a tile's fifth, odd and prime, every start shift (and 617, which
