@@ -412,11 +412,15 @@ grid_fit short_rows_grid(const short_rows_shape& shape, device::launcher& l) {
 // the read ceiling, 2797 x 2999 31.6 -> 50.7%, 1405 x 1493 16.3 -> 30.4%, 2996 x 700 10.8 ->
 // 38.2%; where the model keeps blocks, groups measured slower: 512 x 4096 32.8 -> 23.7%,
 // 699 x 2999 24.0 -> 19.0%, and bf16 rows of 14429 on 1170 rows 2.3x as long.
+// The items of a regular row that a group reads in one round of its lanes' load slots (the
+// slots go across rows_in_flight rows, then along them).
+inline std::int64_t group_round_items(const short_rows_shape& rows) {
+  return std::int64_t(rows.group_size) * (load_slots / rows.rows_in_flight);
+}
 inline std::int64_t group_rounds(const short_rows_shape& rows, std::int64_t runs, const grid_fit& grid) {
   std::int64_t per_output;
   if (rows.regular) {
-    const std::int64_t per_lane = blocks::ceil_div(rows.items, std::int64_t(rows.group_size));
-    per_output = blocks::ceil_div(per_lane * rows.rows_in_flight, std::int64_t(load_slots));
+    per_output = blocks::ceil_div(rows.items, group_round_items(rows));
   } else {
     const run_lattice lattice = lattice_for(rows.items, rows.group_size);
     per_output = blocks::ceil_div(runs, std::int64_t(lattice.runs_per_step) * load_slots) *
@@ -1036,7 +1040,7 @@ plan in_memory_order(const plan& p) {
 // loads: 155 blocks of a shifted 617-float row on 32 lanes of four slots is two rounds of 128,
 // 61% used.
 inline double group_slot_use(const short_rows_shape& rows) {
-  const std::int64_t round = std::int64_t(rows.group_size) * (load_slots / rows.rows_in_flight);
+  const std::int64_t round = group_round_items(rows);
   return double(rows.items) / double(blocks::ceil_div(rows.items, round) * round);
 }
 
