@@ -24,6 +24,9 @@
 //   other [R, C] with C up to 256 elements (3 floats, 139 halves, any start), rows back to
 //   back or with short gaps (a slice; rows wider than 64 or gapped in inputs of 16 K
 //   elements and more): periodic_columns_kernel, also read flat;
+// - kept innermost axes of 16-byte vectors over fewer than 8 rows (unaligned: 4), in inputs
+//   of a column vector for every resident thread or more: few_rows_columns_kernel, each thread
+//   one to four column items with all their rows' loads in flight;
 // - other kept innermost axes: columns_kernel, split along the rows when there are fewer
 //   column tiles than resident blocks, or, when each kept index has only a few rows,
 //   neighbouring kept indices stacked in a block (a thread walks all rows of its column);
@@ -57,6 +60,7 @@
 
 #include "warpfold/accumulator.hpp"
 #include "warpfold/axis/columns_kernel.cuh"
+#include "warpfold/axis/few_rows_columns_kernel.cuh"
 #include "warpfold/axis/flat_columns_kernel.cuh"
 #include "warpfold/axis/flat_rows_kernel.cuh"
 #include "warpfold/axis/output.cuh"
@@ -100,6 +104,11 @@ struct axis_policy {
   static constexpr std::int64_t min_chunk_bytes = 32 * 1024;
   // A split column tile keeps at least this many rows per thread.
   static constexpr std::int64_t min_rows_per_thread = 16;
+  // Columns of 16-byte vectors over at most this many rows can be read by
+  // few_rows_columns_kernel (launch_few_rows_columns says when the planner takes it), where a
+  // thread holds all the loads of several items at once: the columns kernel's tiles would be
+  // one row high, each thread one item and its few loads, one after another.
+  static constexpr std::int64_t max_few_rows = min_rows_per_thread - 1;
   // The most scratch a split may use: 16 MiB of partials (4 M floats: a 4096-block grid that
   // each leaves 1024 columns) and one arrival counter per split output or column tile.
   static constexpr std::int64_t max_partial_bytes = std::int64_t{16} << 20;
@@ -635,6 +644,46 @@ void launch_row_chunks(const T* in, const plan& p, Out out, Op op, ToAcc to_acc,
                         mode, team, out, op, to_acc);
 }
 
+// Columns of 16-byte vectors over few rows (few_rows_columns_kernel), where the columns kernel
+// would load a thread's rows one after another: fewer rows than its batch of loads (8, or 4
+// pairs where rows start unaligned). With that many rows or more, it has a batch in flight at
+// 1024 threads an SM, and this kernel (80 registers, 768 threads) mostly lost: H200,
+// 2026-11-29, 40 random cases, columns kernel -> this one: with fewer rows, 32 cases, 0.82x
+// on geometric mean, 29 faster by more than 2% (bf16 [6326, 2, 9371] over the 2, 226 MiB,
+// 297.4 -> 184.2 us; f32 [2, 33554432] along dim 0 139.6 -> 115.0, 64% -> 78% of the read
+// ceiling), f32 [3, 49884975] and [2, 486939] 1.05x slower; with more, bf16 13 and 15 aligned
+// rows of a transposed and a permuted view 1.50x and 1.30x and f32 4 unaligned rows 1.21x
+// slower (but i32 13 rows 0.74x, f32 [15, 4194304] 0.92x). Inputs with fewer column items
+// than the GPU has resident threads also stay on the columns kernel: a few load round trips
+// either way, where the two timings taken differed by less than the spread between runs.
+// Each thread takes as many column items as fill its batch of loads, but no more than leave
+// every resident thread an item: a wide matrix of two rows gets four items a thread, eight
+// loads. Returns whether it launched.
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+bool launch_few_rows_columns(const T* in, const plan& p, const columns_shape& columns, Out out, Op op, ToAcc to_acc,
+                             device::launcher& l) {
+  const std::int64_t rows = p.runs.size();
+  if (!columns.vectorized || p.runs.count != 1 || rows > axis_policy::max_few_rows) return false;
+  auto kernel = few_rows_columns_kernel<T, Acc, Op, ToAcc, Out>;
+  const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, few_rows_block, l.device());
+  const std::int64_t lanes = wave * few_rows_block;
+  const std::int64_t units = p.kept.size() * columns.items;
+  const std::int64_t batch = columns.shifted ? few_rows_batch<true, T, Acc> : few_rows_batch<false, T, Acc>;
+  const int forced = testing::forced_few_rows_items();
+  const std::int64_t columns_batch = columns.shifted ? rows_in_flight / 2 : rows_in_flight;  // columns_kernel's
+  if (forced == 0 && (rows >= columns_batch || units < lanes)) return false;
+  const std::int64_t most = columns.shifted ? few_rows_most_items<true, T, Acc> : few_rows_most_items<false, T, Acc>;
+  // 1, 2 or 4 items, the most whose rows fit a batch together.
+  std::int64_t fill = std::min<std::int64_t>(most, batch / rows);
+  fill = fill >= 4 ? 4 : fill >= 2 ? 2 : 1;
+  const std::int64_t items = std::min<std::int64_t>(fill, forced > 0 ? forced : std::max<std::int64_t>(1, units / lanes));
+  few_rows_shape shape{columns.shifted, columns.vector_store, columns.items, columns.end,
+                       static_cast<int>(items >= 4 ? 4 : items >= 2 ? 2 : 1)};
+  const std::int64_t work = blocks::ceil_div(units, std::int64_t(shape.items_per_thread) * few_rows_block);
+  l.launch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), few_rows_block, in, p, shape, out, op, to_acc);
+  return true;
+}
+
 // Whether a columns plan whose rows are not all 16-byte aligned still reads its columns as
 // 16-byte vectors (load_shifted).
 template <typename T>
@@ -682,6 +731,7 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   }
   if constexpr (is_plain_output<Out>)
     shape.vector_store = merge == 1 && !mapped && aligned && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
+  if (merge == 1 && !mapped && launch_few_rows_columns<T, Acc>(in, p, shape, out, op, to_acc, l)) return;
   // Tiles are narrow when there are many rows (32 items: 512 contiguous bytes per row, and
   // more tiles, so fewer row splits and partials) and wide when there are few (16 rows of 4 M
   // floats: 512 items, so each thread still gets min_rows_per_thread rows).

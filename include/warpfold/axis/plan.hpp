@@ -67,6 +67,18 @@ struct strided_dims {
     }
     return result + index * stride[0];
   }
+  // offset(index) in 32-bit arithmetic, for an index below 2^32 (so every extent fits too):
+  // inlined where it is used, 64-bit divisions took the tiled rows kernel from 32 registers to
+  // 64 (half the blocks per SM), and as a call they made kernels spill.
+  WARPFOLD_HOST_DEVICE std::int64_t offset_32(std::uint32_t index) const {
+    std::int64_t result = 0;
+    for (int d = count - 1; d > 0; --d) {
+      const auto e = static_cast<std::uint32_t>(extent[d]);
+      result += std::int64_t(index % e) * stride[d];
+      index /= e;
+    }
+    return count == 0 ? 0 : result + std::int64_t(index) * stride[0];
+  }
   void push(std::int64_t e, std::int64_t s) {
     extent[count] = e;
     stride[count] = s;
@@ -82,19 +94,9 @@ enum class plan_kind { nothing, full, rows, columns };
 struct output_order {
   strided_dims map;  // no dimensions: the identity
   WARPFOLD_HOST_DEVICE bool identity() const { return map.count == 0; }
-  // In 32-bit arithmetic (in_memory_order maps fewer than 2^31 outputs): inlined at every
-  // store, 64-bit divisions took the tiled rows kernel from 32 registers to 64 (half the blocks
-  // per SM), and as a call they made it spill.
+  // In 32-bit arithmetic (in_memory_order maps fewer than 2^31 outputs; strided_dims::offset_32).
   WARPFOLD_HOST_DEVICE std::int64_t operator()(std::int64_t o) const {
-    if (map.count == 0) return o;
-    auto index = static_cast<std::uint32_t>(o);
-    std::int64_t at = 0;
-    for (int d = map.count - 1; d > 0; --d) {
-      const auto extent = static_cast<std::uint32_t>(map.extent[d]);
-      at += std::int64_t(index % extent) * map.stride[d];
-      index /= extent;
-    }
-    return at + std::int64_t(index) * map.stride[0];
+    return map.count == 0 ? o : map.offset_32(static_cast<std::uint32_t>(o));
   }
 };
 

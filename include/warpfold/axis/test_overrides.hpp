@@ -6,7 +6,12 @@
 // - forced_transposed_tiles: transposed tiles are taken however few tiles a view makes (the
 //   planner takes them where they fill the GPU);
 // - forced_stacked_columns: a columns plan with few rows a thread stacks its kept indices
-//   however few work items that makes (the planner stacks them where they fill a wave).
+//   however few work items that makes (the planner stacks them where they fill a wave);
+// - forced_few_rows_items: columns of vectors over fewer than 16 rows go to the few-rows
+//   kernel, however small, and give each thread this many column items (1, 2 or 4, as many as
+//   fit its batch of loads) however few threads that leaves busy (the planner takes the kernel
+//   from a column item per resident thread and for fewer than 8 rows, 4 unaligned, and more
+//   than one item only where the items fill the GPU's threads several times).
 #pragma once
 
 #include "warpfold/detail/test_override.hpp"
@@ -30,5 +35,11 @@ inline bool& forced_stacked_columns() {
   return always;
 }
 using scoped_stacked_columns = scoped_override<bool, forced_stacked_columns>;
+
+inline int& forced_few_rows_items() {
+  static thread_local int items = 0;  // 0: the planner chooses
+  return items;
+}
+using scoped_few_rows_items = scoped_override<int, forced_few_rows_items>;
 
 }  // namespace warpfold::testing

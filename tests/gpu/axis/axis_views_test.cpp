@@ -454,17 +454,53 @@ TYPED_TEST(AxisViews, NarrowColumnsWithTheirKeptAxesAsOneRow) {
       73, stream.get());
 }
 
-// Columns plans with a few rows per kept index and many kept indices ([B, 6, 427] over the
-// 6): the block's row groups take neighbouring kept indices, each thread every row of its
-// column (axis/launch.cuh: stacked columns). Shifted rows (odd widths, an unaligned start),
-// aligned vectors, two reduced axes, and columns a step of two apart (read singly); once as
-// the planner chooses and once with stacking forced, so that the small views of quick mode
-// (compute-sanitizer) stack too. Each view ends at its allocation's end, as above.
+// Columns of 16-byte vectors over fewer than 16 rows (axis/few_rows_columns_kernel.cuh): two
+// to fifteen rows, aligned and not (every start shift), wide matrices whose last block has part
+// of a chunk, slabs narrower than a block (a thread's items in several kept indices), kept axes
+// permuted (kept offsets of two axes), columns written with a stride (the columns' axis first
+// in the output), and a unit axis among the reduced ones; as the planner chooses (views this
+// small mostly go to the columns kernel), then with the kernel forced and 1, 2 and 4 items a
+// thread (as many as fit the batch). Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, ColumnsOverFewRows) {
+  using T = TypeParam;
+  owned_stream stream;
+  constexpr std::int64_t V = 16 / sizeof(T);
+  const std::int64_t wide = (warpfold_test::quick_mode() ? 37 : 1301) * V, slabs = warpfold_test::quick_mode() ? 29 : 733;
+  const std::vector<view_at_end> views = {
+      {{2, wide}, {wide, 1}, {0}, 0},                                      // two rows, aligned
+      {{3, wide + 5}, {wide + 5, 1}, {0}, 1},                              // three, every shift
+      {{4, wide}, {wide + V, 1}, {0}, V},                                  // rows with gaps
+      {{7, 97 * V + 3}, {97 * V + 3, 1}, {0}, 2},                          // an odd count
+      {{15, 67 * V}, {67 * V, 1}, {0}, 0},                                 // the most: batches
+      {{15, 67 * V + 1}, {67 * V + 1, 1}, {0}, 3},                         // unaligned batches
+      {{slabs, 6, 27 * V + 3}, {6 * (27 * V + 3), 27 * V + 3, 1}, {1}, 1},  // narrow slabs
+      {{slabs, 2, 5 * V}, {10 * V, 5 * V, 1}, {1}, 0},                     // narrower, aligned
+      {{3, 5, 2, 40 * V}, {80 * V, 240 * V, 40 * V, 1}, {2}, 0},           // kept axes permuted
+      {{40 * V, 3, 2}, {1, 80 * V, 40 * V}, {2}, 0},                       // columns' axis first
+      {{2, 1, 3, 33 * V}, {99 * V, 99 * V, 33 * V, 1}, {0, 1, 2}, 0},      // a unit axis reduced
+  };
+  expect_views_at_end<T>(views, 71, stream.get());
+  for (const int items : {1, 2, 4}) {
+    SCOPED_TRACE("items a thread " + std::to_string(items));
+    const warpfold::testing::scoped_few_rows_items forced(items);
+    expect_views_at_end<T>(views, 73 + items, stream.get());
+  }
+}
+
+// Columns plans with a few rows per kept index and many kept indices ([B, 20, 100] over the
+// 20): the block's row groups take neighbouring kept indices, each thread every row of its
+// column (axis/launch.cuh: stacked columns). Fewer than 8 rows of vectors in large inputs go
+// to the few-rows kernel (above); these views stack (17 and 20 rows whatever the size). Shifted rows (odd widths, an unaligned start), aligned vectors, two reduced axes,
+// and columns a step of two apart; once as the planner chooses and once with stacking forced,
+// so that the small views of quick mode (compute-sanitizer) stack too. Each view ends at its
+// allocation's end, as above.
 TYPED_TEST(AxisViews, FewRowsPerKeptIndexStacked) {
   using T = TypeParam;
   owned_stream stream;
   const std::int64_t many = warpfold_test::quick_mode() ? 37 : 1531;
   const std::vector<view_at_end> views = {
+      {{many, 20, 100}, {2000, 100, 1}, {1}, 0},
+      {{many, 17, 67}, {17 * 67, 67, 1}, {1}, 1},
       {{many, 6, 427}, {6 * 427, 427, 1}, {1}, 0},
       {{many, 3, 2752}, {3 * 2752, 2752, 1}, {1}, 0},
       {{many, 5, 701}, {5 * 701, 701, 1}, {1}, 3},
