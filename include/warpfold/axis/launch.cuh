@@ -664,21 +664,21 @@ bool launch_few_rows_columns(const T* in, const plan& p, const columns_shape& co
                              device::launcher& l) {
   const std::int64_t rows = p.runs.size();
   if (!columns.vectorized || p.runs.count != 1 || rows > axis_policy::max_few_rows) return false;
+  const int forced = testing::forced_few_rows_items();
+  const std::int64_t columns_batch = columns.shifted ? rows_in_flight / 2 : rows_in_flight;  // columns_kernel's
+  if (forced == 0 && rows >= columns_batch) return false;
   auto kernel = few_rows_columns_kernel<T, Acc, Op, ToAcc, Out>;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, few_rows_block, l.device());
   const std::int64_t lanes = wave * few_rows_block;
   const std::int64_t units = p.kept.size() * columns.items;
+  if (forced == 0 && units < lanes) return false;
   const std::int64_t batch = columns.shifted ? few_rows_batch<true, T, Acc> : few_rows_batch<false, T, Acc>;
-  const int forced = testing::forced_few_rows_items();
-  const std::int64_t columns_batch = columns.shifted ? rows_in_flight / 2 : rows_in_flight;  // columns_kernel's
-  if (forced == 0 && (rows >= columns_batch || units < lanes)) return false;
   const std::int64_t most = columns.shifted ? few_rows_most_items<true, T, Acc> : few_rows_most_items<false, T, Acc>;
-  // 1, 2 or 4 items, the most whose rows fit a batch together.
-  std::int64_t fill = std::min<std::int64_t>(most, batch / rows);
-  fill = fill >= 4 ? 4 : fill >= 2 ? 2 : 1;
-  const std::int64_t items = std::min<std::int64_t>(fill, forced > 0 ? forced : std::max<std::int64_t>(1, units / lanes));
-  few_rows_shape shape{columns.shifted, columns.vector_store, columns.items, columns.end,
-                       static_cast<int>(items >= 4 ? 4 : items >= 2 ? 2 : 1)};
+  // The most items whose rows fit a batch together, and that every resident thread keeps;
+  // as a power of two (the kernel has bodies for 1, 2 and 4).
+  const std::int64_t busy = forced > 0 ? forced : units / lanes;
+  const int items = power_of_two_at_most(std::max<std::int64_t>(1, std::min({most, batch / rows, busy})));
+  few_rows_shape shape{columns.shifted, columns.vector_store, columns.items, columns.end, items};
   const std::int64_t work = blocks::ceil_div(units, std::int64_t(shape.items_per_thread) * few_rows_block);
   l.launch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), few_rows_block, in, p, shape, out, op, to_acc);
   return true;
