@@ -20,8 +20,8 @@
 // no combine (launch.cuh says when).
 //
 // Merged columns: an output may also be `merge` neighbouring columns (launch.cuh:
-// merged_columns_for, short runs that lie side by side in memory read as one slab). Tiles then
-// start on whole outputs, and each output folds its columns, in order, from shared memory.
+// merged_columns_for, runs that lie side by side in memory read as one slab). Tiles then
+// start on whole outputs, and each output folds its columns from shared memory.
 // Interleaved columns: or `merge` columns `fold_stride` apart (launch.cuh:
 // interleaved_columns_for, narrow columns whose rows are read as one slab), each written
 // where the plan's out_order puts it; a tile then holds the whole slab.
@@ -102,11 +102,16 @@ WARPFOLD_DEVICE void fold_shifted_row(Op op, Acc (&acc)[blocks::vector16<T>::siz
 }
 
 // The store of a merging tile: its column totals (or, split, the last block's combine of the
-// splits' partials) are staged in shared memory, and each output folds its `merge` columns in
-// column order: neighbours, or every fold_stride-th column from its first (interleaved).
-// Merged tiles start on whole outputs and plan columns are whole outputs; an interleaved
-// tile holds every column. So no output straddles two tiles. A plan with an out_order writes
-// output o of the kept index's period at out_order(o). Called by the whole block.
+// splits' partials) are staged in shared memory, and each output folds its `merge` columns:
+// neighbours, or every fold_stride-th column from its first (interleaved). Merged tiles
+// start on whole outputs and plan columns are whole outputs; an interleaved tile holds every
+// column. So no output straddles two tiles. A plan with an out_order writes output o of the
+// kept index's period at out_order(o). Called by the whole block.
+// An output's columns are folded by several lanes (a power of two up to a warp, at most one
+// per column, as many as the block's threads allow for the tile's outputs): lane j takes
+// columns j, j + lanes, ... in order, then the lanes combine in a fixed tree, so the result
+// is the same run to run. (A lane an output made an output of 200 columns one chain of
+// 200 dependent shared-memory loads, with the rest of the block waiting at the barrier.)
 template <typename Acc, typename Op, typename Out, int N>
 WARPFOLD_DEVICE void merge_and_store(const columns_shape& shape, const plan& p, const Acc (&total)[N], bool active,
                                      std::int64_t w, std::int64_t group, std::int64_t first_column, Out out_b, Op op,
@@ -134,12 +139,23 @@ WARPFOLD_DEVICE void merge_and_store(const columns_shape& shape, const plan& p, 
   const std::int64_t first_output = first_column / shape.merge;
   const bool interleaved = shape.fold_stride > 1;
   const std::int64_t outputs = interleaved ? shape.fold_stride : (valid + shape.merge - 1) / shape.merge;
-  for (std::int64_t o = x; o < outputs; o += blockDim.x) {
-    const Acc* columns = staged + (interleaved ? o : o * shape.merge);
-    Acc folded = columns[0];
-    for (std::int64_t k = 1; k < shape.merge; ++k) folded = op(folded, columns[k * shape.fold_stride]);
-    const std::int64_t output = interleaved ? o : first_output + o;
-    out_b[p.out_order.identity() ? output * p.column_out_stride : p.out_order(output)] = folded;
+  int lanes = 1;  // an output's
+  while (lanes < blocks::warp_size && 2 * lanes <= shape.merge && std::int64_t(2 * lanes) * outputs <= blockDim.x) lanes *= 2;
+  const int outputs_a_round = blockDim.x / lanes;
+  const int lane = x % lanes;
+  // Every thread runs every round (the shuffles need whole warps), with an output or not.
+  for (std::int64_t round = 0; round < outputs; round += outputs_a_round) {
+    const std::int64_t o = round + x / lanes;
+    Acc folded = op.template identity<Acc>();
+    if (o < outputs) {
+      const Acc* columns = staged + (interleaved ? o : o * shape.merge);
+      for (std::int64_t k = lane; k < shape.merge; k += lanes) folded = op(folded, columns[k * shape.fold_stride]);
+    }
+    folded = blocks::group_reduce(folded, op, lanes);
+    if (lane == 0 && o < outputs) {
+      const std::int64_t output = interleaved ? o : first_output + o;
+      out_b[p.out_order.identity() ? output * p.column_out_stride : p.out_order(output)] = folded;
+    }
   }
   __syncthreads();  // the next work item stages over these, and the partials are read
   if (shape.splits > 1 && x == 0) blocks::count_group_finished(scratch.finished);

@@ -10,9 +10,9 @@
 //   floats: two rounds, 61% of the slots used), or whose groups' grid would fill its rounds
 //   of blocks poorly (grid_fit), in inputs of eight rounds of loads per warp and more (about
 //   130 MiB of floats): row_stream_kernel, the rows read flat in equal ranges per warp;
-// - rows of short runs (under four vectors) that lie side by side in memory, several runs an
-//   output ([B, K, L] over B and L): columns_kernel over the K x L slab, each output folding
-//   its L columns (merged_columns_for);
+// - rows of runs of up to a column tile's items (256) that lie side by side in memory,
+//   several runs an output ([B, K, L] over B and L): columns_kernel over the K x L slab, each
+//   output folding its L columns (merged_columns_for);
 // - other rows of up to 2048 vectors and enough of them to fill the GPU: short_rows_kernel,
 //   with groups of lanes per row (runs that are not whole vectors read as the aligned 16-byte
 //   blocks that hold them, counted as such);
@@ -117,6 +117,12 @@ struct axis_policy {
   // vectors by pairs of aligned loads (axis/shifted_vector.cuh) when a row holds at least this
   // many vectors' worth; a narrower row would mostly load bytes that it does not hold.
   static constexpr std::int64_t min_shifted_vectors = 4;
+  // Runs side by side merge into columns (merged_columns_for) up to this many vectors' worth;
+  // from max_short_merged_run_vectors on, only in inputs of min_longer_merge_bytes and more.
+  static constexpr std::int64_t max_merged_run_vectors = 16;
+  static constexpr std::int64_t max_short_merged_run_vectors = 4;
+  static constexpr std::int64_t min_longer_merge_bytes = std::int64_t{4} << 20;
+  static constexpr std::int64_t min_longer_merge_slab_items = 2 * blocks::warp_size;
   static constexpr std::int64_t min_shifted_rows_per_thread = 4;
   // A column tile's work for one kept index (column items x rows) below which the columns
   // are read as rows of one element instead (small_column_tiles): a 512-thread block with
@@ -871,22 +877,34 @@ inline void row_major_out_strides(const strided_dims& kept, std::int64_t (&out_s
   }
 }
 
-// A rows plan whose runs are short and lie side by side in memory: each output reduces runs
-// of L elements, fewer than four 16-byte vectors, and the kept axis just above the run in
-// memory (stride L, extent K) puts the runs of K neighbouring outputs back to back, in slabs
-// of K x L elements that the reduced axes step over. The rows kernels read a run as one unit
-// (a lane, or a few lanes: its elements, or one or two 16-byte blocks) and walk each output's
-// runs one by one: a warp's loads move a few bytes each (f32 1409x3939x5 over {0, 2} ran at
-// 23% of the read ceiling, H100, 2026-11-24). As a columns plan over the slab, every load is
-// a 16-byte vector of neighbouring columns, warps stream whole slabs down the reduced axes,
-// and each output folds its L columns at the store (columns_kernel: merge_and_store).
+// A rows plan whose runs lie side by side in memory: each output reduces runs of L elements,
+// and the kept axis just above the run in memory (stride L, extent K) puts the runs of K
+// neighbouring outputs back to back, in slabs of K x L elements that the reduced axes step
+// over ([B, K, L] over {B, L}: batch-norm statistics). The rows kernels read a run as one unit
+// (a lane, or a few lanes: its elements, or its 16-byte blocks) and walk each output's runs
+// one by one: a warp's loads move a few bytes each (f32 1409x3939x5 over {0, 2} ran at 23% of
+// the read ceiling, H100, 2026-11-24). As a columns plan over the slab, every load is a 16-byte
+// vector of neighbouring columns, warps stream whole slabs down the reduced axes, and each
+// output folds its L columns at the store (columns_kernel: merge_and_store).
+// Runs under four vectors always merge. Longer ones, under sixteen vectors (256 bytes), merge
+// where the columns kernel has work enough to pay for its staged store: inputs of
+// axis_policy::min_longer_merge_bytes, a batch of rows for each thread (rows_in_flight), and
+// slabs of two warps' worth of column items (min_longer_merge_slab_items). H200, 2026-11-29,
+// 464 random cases of runs of 4 to 128 vectors, each merged against its plan before: merged,
+// runs of 16 vectors and more were slower on geometric mean (1.07-4.2x by length and K),
+// shorter ones 0.47x in inputs of 64 MiB and more (bf16 393x2x4x157x3x42 over {0, 1, 5} 413.5
+// -> 44.1 us; torch 105.2) but 1.16x under 1 MiB, and slabs of few items or few rows lost (f16
+// 38096x2x63 over {0, 2}: slabs of 16 items, 1.87x). With the three conditions, 88 of the 464
+// merge, 0.58x on geometric mean, 9 slower by more than 10% (worst 1.90x).
 // Not for argmin/argmax, whose indices count each run's elements after the run. Fills
 // `merged` and returns L, or returns 0 when the plan is not such a case.
 template <typename T, typename Acc>
 std::int64_t merged_columns_for(const plan& p, plan& merged) {
   constexpr int V = blocks::vector16<T>::size;
   const std::int64_t length = p.run_length;
-  if (p.kind != plan_kind::rows || p.inner_stride != 1 || p.runs.count == 0 || length < 2 || length >= 4 * V) return 0;
+  if (p.kind != plan_kind::rows || p.inner_stride != 1 || p.runs.count == 0 || length < 2 ||
+      length >= axis_policy::max_merged_run_vectors * V)
+    return 0;
   // The narrowest tile's staged totals must fit (merged columns are read as vectors, or
   // singly, which needs less).
   if (std::int64_t(narrowest_merge_tile(length, V)) * V * std::int64_t(sizeof(Acc)) > max_merge_staging_bytes) return 0;
@@ -900,6 +918,10 @@ std::int64_t merged_columns_for(const plan& p, plan& merged) {
   const std::int64_t columns = p.kept.extent[slab] * length;
   const std::int64_t items = columns >= axis_policy::min_shifted_vectors * V ? blocks::ceil_div(columns, std::int64_t{V}) : columns;
   if (items * p.runs.size() < columns_block) return 0;
+  if (length >= axis_policy::max_short_merged_run_vectors * V &&
+      (p.outputs * p.reduced * std::int64_t(sizeof(T)) < axis_policy::min_longer_merge_bytes ||
+       p.runs.size() < rows_in_flight || items < axis_policy::min_longer_merge_slab_items))
+    return 0;
   merged = p;
   merged.kind = plan_kind::columns;
   merged.kept = {};

@@ -612,6 +612,34 @@ TYPED_TEST(AxisViews, ShortRunsSideBySideAsMergedColumns) {
       67, stream.get());
 }
 
+// Longer runs side by side: runs of four vectors' worth and more for every element size, odd
+// and prime lengths, 255 to 257, slabs of many column tiles, two outputs over many rows, few
+// rows, a kept axis outside, slabs with gaps (a slice), a permuted view. Runs under sixteen
+// vectors merge into columns only in inputs of 4 MiB and more (axis/launch.cuh:
+// merged_columns_for); these views are smaller and go to the rows kernels, the side of the rule
+// that most such views take. (The merged side ran in the benchmark, every answer checked: see
+// docs/results/H200/axis_merged_runs_2026-11-29.) Each view ends at its allocation's end, as
+// above.
+TYPED_TEST(AxisViews, LongerRunsSideBySide) {
+  owned_stream stream;
+  const std::int64_t tall = warpfold_test::quick_mode() ? 61 : 1201;
+  expect_views_at_end<TypeParam>(
+      {
+          {{tall, 7, 54}, {378, 54, 1}, {0, 2}, 0},                     // bf16 1599x478x54, smaller
+          {{23, 11, 87}, {957, 87, 1}, {0, 2}, 1},                      // runs of 87
+          {{9, 5, 173}, {865, 173, 1}, {0, 2}, 3},                      // runs of 173 (prime)
+          {{5, 3, 256}, {768, 256, 1}, {0, 2}, 0},
+          {{5, 3, 255}, {765, 255, 1}, {0, 2}, 2},
+          {{4, 3, 257}, {771, 257, 1}, {0, 2}, 1},
+          {{tall, 2, 33}, {66, 33, 1}, {0, 2}, 0},                      // two outputs, many rows
+          {{6, 40, 64}, {2560, 64, 1}, {0, 2}, 1},                      // slabs of many tiles
+          {{3, 4, 9, 120}, {4 * 9 * 120, 9 * 120, 120, 1}, {1, 3}, 0},  // a kept axis outside
+          {{7, 6, 47}, {6 * 47 + 5, 47, 1}, {0, 2}, 2},                 // slabs with gaps of 5
+          {{47, 13, 10}, {1, 47 * 10, 47}, {0, 1}, 1},                  // permuted: runs of 47, 10 kept
+      },
+      73, stream.get());
+}
+
 // Kept axes whose order in memory is not their order in the output (permuted views): the rows
 // kernels walk them in memory order and write each output where the output's order puts it
 // (axis/launch.cuh: in_memory_order, for outputs that read 32 bytes or more). Views that send
