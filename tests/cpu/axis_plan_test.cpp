@@ -957,6 +957,11 @@ TEST(TransposedTiles, ListedViewsFoldEveryElementOnce) {
   // Outputs of 64 elements: 256 bytes of floats are taken, 512 of doubles are not.
   expect_tiles<float, float>({27, w / 4, 64}, {1, 27 * 64, 27}, {2}, true);
   expect_tiles<double, double>({27, w / 4, 64}, {1, 27 * 64, 27}, {2}, false);
+  // Copies whose output's order is not memory's (transposes): every element its own output.
+  expect_tiles<float, float>({1, 89, 2, 4501, 7}, {0, 63014, 31507, 1, 4501}, {0}, true);
+  expect_tiles<float, float>({15, 27, 1, 117, 124}, {392108, 14508, 14508, 1, 117}, {2}, true);
+  expect_tiles<std::uint16_t, float>({w, 7}, {1, w}, {}, true);
+  expect_tiles<float, float>({w, 7}, {7, 1}, {}, false);  // a plain copy
   // Outputs in memory's order (a matrix along either axis), and a broadcast axis: not taken.
   expect_tiles<float, float>({w, 27}, {27, 1}, {0}, false);
   expect_tiles<float, float>({w, 27}, {27, 1}, {1}, false);
@@ -998,10 +1003,10 @@ TEST(TransposedTiles, RandomViewsFoldEveryElementOnce) {
       extents[a] = slice ? parent[from] - 2 : parent[from];
       strides[a] = parent_stride[from];
     }
-    std::vector<int> list;
+    std::vector<int> list;  // few elements an output; none in some trials: a copy, which a tile transposes
     for (int a = 0; a < rank; ++a)
-      if (extents[a] <= 16 && random() % 2) list.push_back(a);  // few elements an output
-    if (list.empty()) continue;
+      if (extents[a] <= 16 && random() % 2) list.push_back(a);
+    if (list.empty() && trial % 3 != 0) continue;
     bool taken = false;
     // Tiles as large as the staging holds, or cut for a wave of 264 blocks.
     ::testing::AssertionResult result = tiles_match_naive<float, float>(extents, strides, list, taken, trial % 2 ? 264 : 1);

@@ -85,7 +85,11 @@ struct transposed_tiles_shape {
 // reduced ones of the slab, its rows hold at least transposed_tiles_policy::min_row_bytes, and
 // the tiles fill `wave` blocks (cut smaller for that, while every thread keeps a vector to
 // read; or, where they cannot be cut, a quarter of it unless each tile reads its rows once).
-// Not for argmin/argmax (the caller's check) or copies. Fills `s`.
+// Copies too (no reduced axis, or only unit ones), which are transposes: f32
+// [1, 89, 2, 45017, 7] with strides (.., 630238, 315119, 1, 45017) over the unit axis 0 went
+// to the columns kernel, one element a row, 7-float steps apart in the output, and took 843 us
+// for its 213 MiB, torch 404 (H200, 2026-11-29). Not for argmin/argmax (the caller's check).
+// Fills `s`.
 // `wave_of()` gives the wave; it is asked only of plans that pass every other test (it is an
 // occupancy query, and every rows and columns plan comes here first).
 template <typename T, typename Acc, typename WaveOf>
@@ -96,7 +100,7 @@ bool transposed_tiles_for(const plan& p, WaveOf wave_of, transposed_tiles_shape&
     return false;
   } else {
     if (p.kind != plan_kind::rows && p.kind != plan_kind::columns) return false;
-    if (p.inner_stride != 1 || p.reduced < 2 ||
+    if (p.inner_stride != 1 || p.reduced < 1 ||
         p.reduced * std::int64_t(sizeof(T)) > transposed_tiles_policy::max_reduced_bytes)
       return false;
     if (p.kind == plan_kind::rows && !p.out_order.identity()) return false;

@@ -684,6 +684,9 @@ TYPED_TEST(AxisViews, TransposedOutputsThroughTiles) {
           {{13, w, 4, 3}, {1, 13, 13 * w, 52 * w}, {2}, 0},             // slab, rows along w, 3 rows, 4 outside
           {{27, 5, 3}, {1, 81, 27}, {2}, 3},                            // one small tile
           {{27, w / 4, 64}, {1, 27 * 64, 27}, {2}, 0},                  // 64 elements an output
+          {{1, 9, c / 2, 7}, {1, 7 * (c / 2), 1, c / 2}, {0}, 1},       // copies: a transpose under a kept axis
+          {{3, 1, 2, 117, 24}, {117 * 24 * 2, 1, 117 * 24, 1, 117}, {1}, 2},  // whole 117-element slabs, 24 of them
+          {{w, 1, 3}, {3, 1, 1}, {1}, 0},                                // memory's order: not a tile
   };
   {
     const warpfold::testing::scoped_transposed_tiles forced(true);
