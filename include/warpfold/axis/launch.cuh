@@ -10,9 +10,9 @@
 //   floats: two rounds, 61% of the slots used), or whose groups' grid would fill its rounds
 //   of blocks poorly (grid_fit), in inputs of eight rounds of loads per warp and more (about
 //   130 MiB of floats): row_stream_kernel, the rows read flat in equal ranges per warp;
-// - rows of runs of up to a column tile's items (256) that lie side by side in memory,
-//   several runs an output ([B, K, L] over B and L): columns_kernel over the K x L slab, each
-//   output folding its L columns (merged_columns_for);
+// - rows of short runs that lie side by side in memory, several runs an output ([B, K, L] over
+//   B and L; under four vectors, or under sixteen in inputs of 4 MiB and more): columns_kernel
+//   over the K x L slab, each output folding its L columns (merged_columns_for);
 // - other rows of up to 2048 vectors and enough of them to fill the GPU: short_rows_kernel,
 //   with groups of lanes per row (runs that are not whole vectors read as the aligned 16-byte
 //   blocks that hold them, counted as such);
