@@ -84,19 +84,22 @@ WARPFOLD_DEVICE void store_items(Out to, const Acc (&items)[N], int count, bool 
     if (e < count) to[e] = items[e];
 }
 
-// One row of a shifted item: its 16 bytes by load_shifted where both blocks lie inside the
-// array, else element by element (the `valid` columns that the row holds; the others fold in
-// whatever they are, and are never stored).
+// The same for outputs `step` elements apart (a permuted view's columns): one by one unless
+// the step is 1.
+template <int N, typename Acc, typename Out>
+WARPFOLD_DEVICE void store_items(Out to, const Acc (&items)[N], int count, std::int64_t step, bool vector_store) {
+  if (step == 1) return store_items(to, items, count, vector_store);
+#pragma unroll
+  for (int e = 0; e < N; ++e)
+    if (e < count) to[e * step] = items[e];
+}
+
+// One row of a shifted item (load_shifted_before: the `valid` columns that the row holds near
+// the view's end; the others fold in as zeros, and are never stored).
 template <typename Op, typename Acc, typename T, typename ToAcc>
 WARPFOLD_DEVICE void fold_shifted_row(Op op, Acc (&acc)[blocks::vector16<T>::size], const T* at, const T* end,
                                       std::int64_t valid, std::int64_t row, ToAcc to_acc) {
-  blocks::vector16<T> v;
-  if (shifted_load_fits(at, end)) {
-    v = load_shifted(at);
-  } else {
-#pragma unroll
-    for (int e = 0; e < blocks::vector16<T>::size; ++e) v.items[e] = e < valid ? at[e] : T{};
-  }
+  const blocks::vector16<T> v = load_shifted_before(at, end, valid);
 #pragma unroll
   for (int e = 0; e < blocks::vector16<T>::size; ++e) acc[e] = op(acc[e], to_acc(v.items[e], row));
 }
@@ -306,13 +309,7 @@ __global__ void __launch_bounds__(columns_block, 2)
       const std::int64_t c = first_column + std::int64_t(x) * per_item;
       // A shifted item may run past the last column.
       const int here = static_cast<int>(p.columns - c < per_item ? p.columns - c : per_item);
-      if (out_step == 1) {
-        store_items(out_b + c, total, here, shape.vector_store);
-      } else {
-#pragma unroll
-        for (int e = 0; e < vector_size; ++e)
-          if (e < here) out_b[(c + e) * out_step] = total[e];
-      }
+      store_items(out_b + c * out_step, total, here, out_step, shape.vector_store);
     }
     if (shape.splits == 1) continue;
     if (threadIdx.x < tx)  // this split's slots

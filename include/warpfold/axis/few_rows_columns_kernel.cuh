@@ -62,13 +62,9 @@ struct few_rows_shape {
 template <bool Shifted, typename T>
 WARPFOLD_DEVICE blocks::vector16<T> load_item_row(const T* at, const T* end) {
   if constexpr (Shifted) {
-    if (shifted_load_fits(at, end)) return load_shifted(at);
-    // The view's last rows: element by element, none past the view's last element. (Elements
+    // The view's last rows element by element, none past the view's last element. (Elements
     // past the item's last column that come before it are read and folded, and never stored.)
-    blocks::vector16<T> v;
-#pragma unroll
-    for (int e = 0; e < blocks::vector16<T>::size; ++e) v.items[e] = at + e < end ? at[e] : T{};
-    return v;
+    return load_shifted_before(at, end, end - at);
   } else {
     return blocks::streaming_vector_load{}(at, 0);
   }
@@ -94,10 +90,9 @@ WARPFOLD_DEVICE void divide(std::int64_t n, std::int64_t d, bool in_32_bits, std
     r = n - q * d;
   }
 }
-// The offset of kept index b: one kept axis (every [R, C] and [B, R, C]) a multiply; more
-// (a permuted view's) in 32-bit arithmetic where b fits.
+// The offset of kept index b, in 32-bit arithmetic where b fits (one kept axis, every [R, C]
+// and [B, R, C], is a multiply either way).
 WARPFOLD_DEVICE std::int64_t kept_offset(const strided_dims& dims, std::int64_t b, bool in_32_bits) {
-  if (dims.count <= 1) return dims.count == 0 ? 0 : b * dims.stride[0];
   return in_32_bits ? dims.offset_32(static_cast<std::uint32_t>(b)) : dims.offset(b);
 }
 
@@ -149,14 +144,8 @@ WARPFOLD_DEVICE void fold_few_rows(const T* in, const plan& p, const few_rows_sh
       if (b >= kept) return;
       const std::int64_t column = item * V;
       const int here = static_cast<int>(p.columns - column < V ? p.columns - column : V);
-      const Out to = out + kept_offset(p.kept_out, b, in_32_bits) + column * p.column_out_stride;
-      if (p.column_out_stride == 1) {
-        store_items(to, acc, here, shape.vector_store);
-      } else {
-#pragma unroll
-        for (int e = 0; e < V; ++e)
-          if (e < here) to[e * p.column_out_stride] = acc[e];
-      }
+      store_items(out + kept_offset(p.kept_out, b, in_32_bits) + column * p.column_out_stride, acc, here,
+                  p.column_out_stride, shape.vector_store);
     };
     if constexpr (K == 1) {
       for (int r0 = 0; r0 < rows; r0 += Batch) {

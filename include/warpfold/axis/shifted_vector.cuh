@@ -58,6 +58,18 @@ WARPFOLD_DEVICE bool shifted_load_fits(const T* at, const T* end) {
   return address - address % blocks::vector_bytes + 2 * blocks::vector_bytes <= reinterpret_cast<std::uintptr_t>(end);
 }
 
+// The vector at `at` by load_shifted where both of its aligned blocks lie before `end`, else
+// (only near the view's end) element by element, its first `valid` elements only: nothing
+// past the view is read, and the rest are zero.
+template <typename T>
+WARPFOLD_DEVICE blocks::vector16<T> load_shifted_before(const T* at, const T* end, std::int64_t valid) {
+  if (shifted_load_fits(at, end)) return load_shifted(at);
+  blocks::vector16<T> v;
+#pragma unroll
+  for (int e = 0; e < blocks::vector16<T>::size; ++e) v.items[e] = e < valid ? at[e] : T{};
+  return v;
+}
+
 // Rows of contiguous elements that start anywhere (f16 rows of 975, x[:, 1:-1]) are read in
 // the aligned 16-byte blocks that hold them, one load each, where load_shifted would load two:
 // block k of a row that starts `shift` elements past a boundary holds its elements

@@ -102,13 +102,8 @@ __global__ void __launch_bounds__(transposed_block, 3)
       for (int k = 0; k < K; ++k) {
         if (!mine[k]) continue;
         const T* at = base + row_of[k] * s.rows_in_stride + std::int64_t(vector_of[k]) * V;
-        if (shifted_load_fits(at, end)) {
-          x[k] = load_shifted(at);
-        } else {  // near the view's end: only the row's own elements
-          const std::int64_t valid = length - std::int64_t(vector_of[k]) * V;
-#pragma unroll
-          for (int e = 0; e < V; ++e) x[k].items[e] = e < valid ? at[e] : T{};
-        }
+        // Near the view's end, only the row's own elements.
+        x[k] = load_shifted_before(at, end, length - std::int64_t(vector_of[k]) * V);
       }
 #pragma unroll
       for (int k = 0; k < K; ++k)
