@@ -257,6 +257,12 @@ bool rows_vector_aligned(const T* in, const plan& p, std::int64_t row_length) {
   return true;
 }
 
+// Bytes of the view's elements (every output reads `reduced` of them).
+template <typename T>
+std::int64_t view_bytes(const plan& p) {
+  return p.outputs * p.reduced * std::int64_t(sizeof(T));
+}
+
 // One past the largest element offset that plan p reads (strides are not negative).
 inline std::int64_t end_offset(const plan& p) {
   const std::int64_t along_inner = p.kind == plan_kind::columns ? p.columns : p.run_length;
@@ -919,7 +925,7 @@ std::int64_t merged_columns_for(const plan& p, plan& merged) {
   const std::int64_t items = columns >= axis_policy::min_shifted_vectors * V ? blocks::ceil_div(columns, std::int64_t{V}) : columns;
   if (items * p.runs.size() < columns_block) return 0;
   if (length >= axis_policy::max_short_merged_run_vectors * V &&
-      (p.outputs * p.reduced * std::int64_t(sizeof(T)) < axis_policy::min_longer_merge_bytes ||
+      (view_bytes<T>(p) < axis_policy::min_longer_merge_bytes ||
        p.runs.size() < rows_in_flight || items < axis_policy::min_longer_merge_slab_items))
     return 0;
   merged = p;
@@ -1063,7 +1069,7 @@ bool mapped_period_columns_for(const plan& p, std::int64_t sm_count, plan& mappe
     return false;
   const std::int64_t items = p.columns % V == 0 ? p.columns / V : p.columns;
   if (items >= blocks::warp_size) return false;
-  if (p.kept.size() < sm_count && p.outputs * p.reduced * std::int64_t(sizeof(T)) < axis_policy::min_mapped_bytes_few_kept)
+  if (p.kept.size() < sm_count && view_bytes<T>(p) < axis_policy::min_mapped_bytes_few_kept)
     return false;
   const column_period period = period_of(p);
   if (period.count == 1 || period.elements > std::numeric_limits<std::int32_t>::max()) return false;  // out_order: 32 bits
