@@ -843,9 +843,9 @@ TEST(RowStreamSplits, CountedBoundaryByBoundaryAsRowByRow) {
 // in the staged tile, and each place's elements. Sets `problem` where the walk leaves the
 // outputs, or reads a staged place that none of the tile's rows fills.
 std::vector<naive_output> tiled_reduction(const warpfold::axis::transposed_tiles_shape& s, std::int64_t outputs,
-                                          std::int64_t vector_size, std::string& problem) {
+                                          std::string& problem) {
   std::vector<naive_output> got(static_cast<std::size_t>(outputs));
-  const std::int64_t pitch = s.vectors_per_row * vector_size;
+  const std::int64_t pitch = s.staged_row_pitch;
   for (std::int64_t outer = 0; outer < s.outer_kept.size(); ++outer)
     for (std::int64_t rt = 0; rt < s.rows_tiles; ++rt)
       for (std::int64_t mt = 0; mt < s.row_axis_tiles; ++mt) {
@@ -908,11 +908,15 @@ template <typename T, typename Acc>
                                 warpfold::axis::transposed_vectors_per_thread<T, Acc>;
   if (s.rows_tile * s.vectors_per_row > capacity)
     return fail() << s.rows_tile << " rows of " << s.vectors_per_row << " vectors, more than " << capacity;
+  if (s.staged_row_pitch < s.vectors_per_row * vector_size ||
+      s.rows_tile * s.staged_row_pitch * std::int64_t(sizeof(Acc)) > warpfold::axis::transposed_staged_bytes)
+    return fail() << s.rows_tile << " staged rows of " << s.staged_row_pitch << " accumulators, rows of "
+                  << s.vectors_per_row << " vectors: not within the staging";
   std::int64_t last = 0;
   for (int a = 0; a < rank; ++a) last += (extents[a] - 1) * strides[a];
   if (s.end != last + 1) return fail() << "end " << s.end << ", expected " << last + 1;
   std::string problem;
-  std::vector<naive_output> got = tiled_reduction(s, p.outputs, vector_size, problem);
+  std::vector<naive_output> got = tiled_reduction(s, p.outputs, problem);
   if (!problem.empty()) return fail() << problem;
   std::vector<naive_output> expected = naive_view_reduction(extents, strides, reduced);
   for (std::size_t o = 0; o < expected.size(); ++o) {
@@ -979,6 +983,62 @@ TEST(TransposedTiles, ListedViewsFoldEveryElementOnce) {
   const plan tall = make_plan(shape({27, 10000, 3}), std::vector<int64_t>{1, 81, 27}.data(), axes({2}), false, "test");
   ASSERT_TRUE((warpfold::axis::transposed_tiles_for<float, float>(tall, [] { return std::int64_t{396}; }, cut)));
   EXPECT_GE(cut.row_axis_tiles, 396);
+}
+
+// A slab as deep as the staging holds can leave room for a few slabs a tile; where the output's
+// innermost axis runs along the slabs or the rows, such a tile writes a few outputs side by side
+// in each place. The planner takes a smaller slab then, whose tiles write a warp's worth of
+// outputs side by side (32; 30 and 31 where balanced tiles cut the axis evenly), and keeps the
+// deepest where its tiles already write more than a few.
+TEST(TransposedTiles, TilesWriteLongRunsOfOutputs) {
+  using warpfold::axis::transposed_tiles_policy, warpfold::axis::transposed_tiles_shape;
+  auto tiles_of = [](const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& strides,
+                     const std::vector<int>& list, auto element) {
+    using T = decltype(element);
+    const plan p = make_plan(shape(extents), strides.data(), axes(list), false, "test");
+    transposed_tiles_shape s{};
+    const bool taken = warpfold::axis::transposed_tiles_for<T, float>(p, [] { return std::int64_t{1}; }, s);
+    std::int64_t run = 1;  // the outputs a tile writes side by side
+    for (int a = 2; a >= 0 && s.out_axes[a].out_stride == run; --a) run *= s.out_axes[a].extent;
+    return std::make_tuple(taken, s, run);
+  };
+  const struct {
+    std::vector<std::int64_t> extents, strides;
+    std::vector<int> list;
+    bool half;
+    std::int64_t run;  // at least
+  } views[] = {
+      // Batches of [1171, 124] transposed, copied (a unit axis reduced): slabs of the 1171 axis
+      // would fit three to a tile, three outputs side by side; tiles of 31 of the 124 instead.
+      {{2, 3, 1, 1171, 124}, {435612, 145204, 145204, 1, 1171}, {2}, false, 31},
+      // [1500, 300] transposed, copied: two slabs of 1500 a tile; 30 of the 300 instead.
+      {{1, 1500, 300}, {1, 1, 1500}, {0}, false, 30},
+      // Halves: slabs of 2 x 94 x 15 (over the 15), two to a tile; 34 of the 100 instead.
+      {{3, 1, 94, 2, 100, 15}, {2820, 2, 2, 1, 8460, 188}, {1, 5}, true, 32},
+  };
+  for (const auto& v : views) {
+    bool taken = false;
+    const auto [planned, s, run] = v.half ? tiles_of(v.extents, v.strides, v.list, std::uint16_t{})
+                                          : tiles_of(v.extents, v.strides, v.list, float{});
+    ASSERT_TRUE(planned) << describe(shape(v.extents), axes(v.list));
+    EXPECT_GE(run, v.run) << describe(shape(v.extents), axes(v.list));
+    EXPECT_TRUE((v.half ? tiles_match_naive<std::uint16_t, float>(v.extents, v.strides, v.list, taken)
+                        : tiles_match_naive<float, float>(v.extents, v.strides, v.list, taken)));
+  }
+  // Where the deepest slab's tiles write more than max_scattered_run, it stays: 3 x 27 (over
+  // the 3), and [644, 300] transposed with slabs of 644, six to a tile.
+  {
+    const auto [planned, s, run] = tiles_of({27, 301, 3}, {1, 81, 27}, {2}, float{});
+    ASSERT_TRUE(planned);
+    EXPECT_EQ(s.slab, 81);
+    EXPECT_GT(run, transposed_tiles_policy::max_scattered_run);
+  }
+  {
+    const auto [planned, s, run] = tiles_of({644, 300, 3}, {1, 644, 193200}, {2}, float{});
+    ASSERT_TRUE(planned);
+    EXPECT_EQ(s.slab, 644);
+    EXPECT_GT(run, transposed_tiles_policy::max_scattered_run);
+  }
 }
 
 // Random permuted views of random parents, some sliced, reduced over a random set of axes: the

@@ -11,8 +11,12 @@
 // few bytes of its own sector of the input. Both move several times the bytes they need:
 // those two cases ran at 4.4% and 10.2% of the read ceiling; through these tiles, at 34% and
 // 45% (H100, 2026-11-28; docs/results/H100/axis_random/ab_2026-11-28_transposed_tiles/).
-// Not yet profiled past that: a tile's steps run one after another (load, barrier, fold,
-// store), with three blocks of 80 registers per SM to overlap them.
+// The staged rows are padded to an odd number of 16-byte words (transposed_row_pitch): where
+// the output runs across the tile's rows, a warp's 32 reads of one column fell in one bank.
+// Padded, 44 cases of seeds 1-61 whose tiles only that changed ran 0.87x on geometric mean,
+// one 1.03x slower (H200, 2026-11-29). Not yet profiled past that: a tile's steps run one
+// after another (load, barrier, fold, store), with three blocks of 80 registers per SM to
+// overlap them.
 //
 // How: the classic tiled transpose, with the reduction inside it. A tile is a few rows of
 // contiguous memory: along the axis just above a contiguous slab of small axes (the 3 x 27
@@ -58,10 +62,10 @@ __global__ void __launch_bounds__(transposed_block, 3)
   constexpr int V = blocks::vector16<T>::size;
   constexpr int K = transposed_vectors_per_thread<T, Acc>;
   static_assert(K >= 1, "a thread's accumulators fit the staging");
-  __shared__ alignas(16) unsigned char staging_bytes[transposed_staging_bytes];
+  __shared__ alignas(16) unsigned char staging_bytes[transposed_staged_bytes];
   Acc* staged = reinterpret_cast<Acc*>(staging_bytes);
   const T* end = in + s.end;
-  const std::int64_t row_pitch = s.vectors_per_row * V;
+  const std::int64_t row_pitch = s.staged_row_pitch;
 
   // The thread's vectors are at the same place in every tile: (row, vector in the row).
   int row_of[K], vector_of[K];

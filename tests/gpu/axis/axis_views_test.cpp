@@ -686,6 +686,11 @@ TYPED_TEST(AxisViews, TransposedOutputsThroughTiles) {
           {{27, w / 4, 64}, {1, 27 * 64, 27}, {2}, 0},                  // 64 elements an output
           {{1, 9, c / 2, 7}, {1, 7 * (c / 2), 1, c / 2}, {0}, 1},       // copies: a transpose under a kept axis
           {{3, 1, 2, 117, 24}, {117 * 24 * 2, 1, 117 * 24, 1, 117}, {1}, 2},  // whole 117-element slabs, 24 of them
+          // Slabs that would fit the staging only a few to a tile, a few outputs side by side:
+          // tiles of about 32 rows of the output's innermost axis instead, padded when staged.
+          {{2, 3, 1, 1171, 124}, {435612, 145204, 145204, 1, 1171}, {2}, 1},  // batches of transposes, copied
+          {{1, 1500, 300}, {1, 1, 1500}, {0}, 3},                        // a transpose, copied
+          {{644, 300, 3}, {1, 644, 193200}, {2}, 2},                     // slabs of 644 kept: six to a tile
           {{w, 1, 3}, {3, 1, 1}, {1}, 0},                                // memory's order: not a tile
   };
   {
