@@ -228,8 +228,9 @@ bool tiles_with_slab(const plan_axis* axes, int count, int slab_axes, int innerm
 // H200, 2026-11-29). A smaller slab then, whose tile writes at least a sector's worth
 // (min_sector_run) and loads at least half as many vectors: the deepest that writes
 // min_output_run, or else the one that writes most. Without the slab, that copy's tiles are 32
-// rows of 128 elements. Measured against the deepest slab on the random cases of seeds 1-176
-// whose slab a smaller one would replace (H200, 2026-11-29; the rule was drawn from these):
+// rows of 128 elements. Measured against the earlier tiles (the deepest slab, rows unpadded,
+// tiles unbalanced) on the random cases of seeds 1-176 whose slab a smaller one would replace
+// (H200, 2026-11-29; the rule was drawn from these):
 // the 39 whose deepest tile writes one to three outputs side by side, 0.72x on geometric mean
 // (0.22-1.07x from 2 MiB up, 0.77-1.34x below); the 44 where it writes more, 0.99x (0.64-2.22x:
 // the smaller slab's rows, tens to hundreds of bytes read at any shift, lose what the longer
