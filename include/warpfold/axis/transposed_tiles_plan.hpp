@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 
 #include "warpfold/axis/plan.hpp"
 
@@ -94,9 +95,8 @@ std::int64_t transposed_row_pitch(std::int64_t vectors, std::int64_t rows) {
   const std::int64_t pitch = vectors * V;
   if (rows <= 1 || (pitch * std::int64_t(sizeof(Acc)) / 16) % 2 == 1) return pitch;
   // The fewest accumulators that make a whole number of 16-byte words, if that is odd.
-  std::int64_t pad = 1;
-  while ((pad * std::int64_t(sizeof(Acc))) % 16 != 0) ++pad;
-  if ((pad * std::int64_t(sizeof(Acc)) / 16) % 2 == 0) return pitch;
+  constexpr std::int64_t pad = 16 / std::gcd(std::int64_t{16}, std::int64_t(sizeof(Acc)));
+  if constexpr ((pad * std::int64_t(sizeof(Acc)) / 16) % 2 == 0) return pitch;
   if (rows * (pitch + pad) * std::int64_t(sizeof(Acc)) > transposed_staged_bytes) return pitch;
   return pitch + pad;
 }
