@@ -164,10 +164,22 @@ WARPFOLD_DEVICE void merge_and_store(const columns_shape& shape, const plan& p, 
   if (shape.splits > 1 && x == 0) blocks::count_group_finished(scratch.finished);
 }
 
-// SeveralRuns (p.runs.count > 1) is a template argument, so that its loop's registers do not
-// push the one-stride loop into spilling. A merging launch gives the block tile_items x
-// vector size accumulators of dynamic shared memory.
-template <typename T, typename Acc, typename Op, typename ToAcc, typename Out, bool SeveralRuns>
+// How a thread walks its column's rows: one row stride, the rows 16-byte aligned (or single
+// columns); one row stride, rows that may start anywhere (load_shifted: two loads a row);
+// several reduced axes (each row's address from its index).
+enum class column_walk { stride, shifted_stride, runs };
+
+// The walk is a template argument, so that the aligned walk has a body of its own: with the
+// shifted loop beside it, ptxas (sm_90, 64 registers) spilled 44 bytes a thread for i32 sums
+// and 52 for f16, and the aligned loop reloaded them on every batch of rows (Nsight Compute,
+// H200: i32 11x347x367x56 over {1, 3, 4}, 607,200 local-memory requests, about one per 16-byte
+// row load). Alone, the aligned bodies spill nothing: H200, 2026-11-29, 30 random cases that
+// take it, 0.970x on geometric mean, none slower by 1%; 36 of seeds not tuned on, 0.968x,
+// one 1.057x slower (docs/results/H200/axis_column_walks_2026-11-29). The shifted walk keeps
+// the body that holds both loops (and its spills): a body with the shifted loop alone ran 12
+// such cases 1.045x slower on geometric mean, up to 1.18x. A merging launch gives the block
+// tile_items x vector size accumulators of dynamic shared memory.
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out, column_walk Walk>
 __global__ void __launch_bounds__(columns_block, 2)
     columns_kernel(const T* in, plan p, columns_shape shape, Out out, Op op, ToAcc to_acc, device::scratch_view scratch) {
   blocks::wait_for_prior_kernels();
@@ -200,7 +212,7 @@ __global__ void __launch_bounds__(columns_block, 2)
     Acc acc[vector_size];
 #pragma unroll
     for (int e = 0; e < vector_size; ++e) acc[e] = op.template identity<Acc>();
-    if constexpr (!SeveralRuns) {
+    if constexpr (Walk != column_walk::runs) {
       if (active) {
         // One reduced axis (every 2-D case): rows are a fixed stride apart, so addresses step
         // by a pointer increment, with no index arithmetic in the loop.
@@ -208,7 +220,7 @@ __global__ void __launch_bounds__(columns_block, 2)
         std::int64_t j = first_row;
         const T* at = column + (p.runs.count ? j * p.runs.stride[0] : 0);
         constexpr int U = rows_in_flight;
-        if (shape.shifted) {
+        if (Walk == column_walk::shifted_stride && shape.shifted) {
           // Two 16-byte loads a row, so half as many rows in flight, until the rows near the
           // array's end, whose second block might lie past it (then row by row, checked).
           constexpr int H = U / 2;

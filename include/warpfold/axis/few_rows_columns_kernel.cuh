@@ -36,16 +36,27 @@ inline constexpr int few_rows_block = 256;
 // 16-byte loads in flight a thread (a batch), and column items a thread at most. Where a
 // vector's accumulators take more than 32 bytes (an int8 vector's sixteen int64 sums, argmin's
 // value-index pairs, a vector of variances), half the loads, which keep them in 80 registers.
-// Several items a thread only for aligned rows of elements of 2 bytes and more, with narrow
-// accumulators: each count of items is another unrolled copy of the kernel, and the others
-// would gain little for the compile time (unaligned rows hold pairs of loads, so only two rows
-// could take two items; a 1-byte vector's 16 elements make each copy large).
+// Several items a thread only for elements of 2 bytes and more, with narrow accumulators:
+// each count of items is another unrolled copy of the kernel, and the others would gain little
+// for the compile time (a 1-byte vector's 16 elements make each copy large).
+// Unaligned rows hold pairs of loads, four a batch, so they take at most two items (two rows
+// each), and only 4-byte elements take two. With one, a matrix of two unaligned rows keeps two
+// pairs in flight a thread (i32 [2, 44056021] along dim 0: 64% of the read ceiling; Nsight
+// Compute, H200: 24 warps an SM, 9 of their 15 cycles between instructions waiting on
+// memory). H200, 2026-11-29, 14 random cases of two unaligned rows, two items against one:
+// the ten of f32 and i32 0.975x on geometric mean (0.93-1.04x); the four of f16 and bf16 all
+// slower, 1.04-1.22x (their warps then also wait on the load queue: lg_throttle). 16 of f32 and
+// i32 from seeds not tuned on: 0.977x, three slower, to 1.08x. 8-byte elements were not
+// measured, and keep one.
 template <typename T, typename Acc>
 inline constexpr bool few_rows_wide_accumulators = blocks::vector16<T>::size * sizeof(Acc) > 32;
 template <typename T, typename Acc>
 inline constexpr int few_rows_loads = few_rows_wide_accumulators<T, Acc> ? 4 : 8;
 template <bool Shifted, typename T, typename Acc>
-inline constexpr int few_rows_most_items = Shifted || few_rows_wide_accumulators<T, Acc> || sizeof(T) == 1 ? 1 : 4;
+inline constexpr int few_rows_most_items = few_rows_wide_accumulators<T, Acc> || sizeof(T) == 1 ? 1
+                                           : !Shifted                                          ? 4
+                                           : sizeof(T) == 4                                    ? 2
+                                                                                               : 1;
 // Pairs of loads where rows start unaligned.
 template <bool Shifted, typename T, typename Acc>
 inline constexpr int few_rows_batch = Shifted ? few_rows_loads<T, Acc> / 2 : few_rows_loads<T, Acc>;
@@ -186,6 +197,8 @@ __global__ void __launch_bounds__(few_rows_block, 3)
     constexpr bool Shifted = decltype(shifted)::value;
     if constexpr (few_rows_most_items<Shifted, T, Acc> == 4) {
       if (shape.items_per_thread == 4) return fold_few_rows<Shifted, 4, T, Acc>(in, p, shape, out, op, to_acc);
+    }
+    if constexpr (few_rows_most_items<Shifted, T, Acc> >= 2) {
       if (shape.items_per_thread == 2) return fold_few_rows<Shifted, 2, T, Acc>(in, p, shape, out, op, to_acc);
     }
     fold_few_rows<Shifted, 1, T, Acc>(in, p, shape, out, op, to_acc);

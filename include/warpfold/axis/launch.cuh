@@ -756,8 +756,9 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
     const int widest = std::max(blocks::warp_size, power_of_two_at_most(std::max<std::int64_t>(1, columns_block / row_groups)));
     return power_of_two_at_least(shape.items, widest);
   };
-  auto kernel = p.runs.count > 1 ? columns_kernel<T, Acc, Op, ToAcc, Out, true>
-                                  : columns_kernel<T, Acc, Op, ToAcc, Out, false>;
+  auto kernel = p.runs.count > 1 ? columns_kernel<T, Acc, Op, ToAcc, Out, column_walk::runs>
+                : shape.shifted   ? columns_kernel<T, Acc, Op, ToAcc, Out, column_walk::shifted_stride>
+                                  : columns_kernel<T, Acc, Op, ToAcc, Out, column_walk::stride>;
   const std::int64_t wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, columns_block, l.device());
   shape.tile_items = tile_for(rows_per_thread);
   // Shifted rows keep few rows a thread so that few tiles split more ways. Where the tiles

@@ -468,6 +468,7 @@ TYPED_TEST(AxisViews, ColumnsOverFewRows) {
   const std::int64_t wide = (warpfold_test::quick_mode() ? 37 : 1301) * V, slabs = warpfold_test::quick_mode() ? 29 : 733;
   const std::vector<view_at_end> views = {
       {{2, wide}, {wide, 1}, {0}, 0},                                      // two rows, aligned
+      {{2, wide + 3}, {wide + 3, 1}, {0}, 1},                              // two unaligned: items
       {{3, wide + 5}, {wide + 5, 1}, {0}, 1},                              // three, every shift
       {{4, wide}, {wide + V, 1}, {0}, V},                                  // rows with gaps
       {{7, 97 * V + 3}, {97 * V + 3, 1}, {0}, 2},                          // an odd count
@@ -475,6 +476,7 @@ TYPED_TEST(AxisViews, ColumnsOverFewRows) {
       {{15, 67 * V + 1}, {67 * V + 1, 1}, {0}, 3},                         // unaligned batches
       {{slabs, 6, 27 * V + 3}, {6 * (27 * V + 3), 27 * V + 3, 1}, {1}, 1},  // narrow slabs
       {{slabs, 2, 5 * V}, {10 * V, 5 * V, 1}, {1}, 0},                     // narrower, aligned
+      {{slabs, 2, 9 * V + 1}, {2 * (9 * V + 1), 9 * V + 1, 1}, {1}, 3},    // and unaligned
       {{3, 5, 2, 40 * V}, {80 * V, 240 * V, 40 * V, 1}, {2}, 0},           // kept axes permuted
       {{40 * V, 3, 2}, {1, 80 * V, 40 * V}, {2}, 0},                       // columns' axis first
       {{2, 1, 3, 33 * V}, {99 * V, 99 * V, 33 * V, 1}, {0, 1, 2}, 0},      // a unit axis reduced
