@@ -173,9 +173,11 @@ enum class column_walk { stride, shifted_stride, runs };
 // shifted loop beside it, ptxas (sm_90, 64 registers) spilled 44 bytes a thread for i32 sums
 // and 52 for f16, and the aligned loop reloaded them on every batch of rows (Nsight Compute,
 // H200: i32 11x347x367x56 over {1, 3, 4}, 607,200 local-memory requests, about one per 16-byte
-// row load). Alone, the aligned bodies spill nothing: H200, 2026-11-29, 30 random cases that
-// take it, 0.970x on geometric mean, none slower by 1%; 36 of seeds not tuned on, 0.968x,
-// one 1.057x slower (docs/results/H200/axis_column_walks_2026-11-29). The shifted walk keeps
+// row load). Alone, the aligned bodies of sums (f32, f16, i32, f64) spill nothing; wider
+// accumulators still do (f16 min 12 bytes, f32 argmax 80, f16 var_mean 372, int8 sums 888).
+// H200, 2026-11-29, 30 random cases that take it, 0.970x on geometric mean, none slower by
+// 1%; 36 of seeds not tuned on, 0.968x, one 1.057x slower
+// (docs/results/H200/axis_column_walks_2026-11-29). The shifted walk keeps
 // the body that holds both loops (and its spills): a body with the shifted loop alone ran 12
 // such cases 1.045x slower on geometric mean, up to 1.18x. A merging launch gives the block
 // tile_items x vector size accumulators of dynamic shared memory.
