@@ -177,10 +177,11 @@ enum class column_walk { stride, shifted_stride, runs };
 // accumulators still do (f16 min 12 bytes, f32 argmax 80, f16 var_mean 372, int8 sums 888).
 // H200, 2026-11-29, 30 random cases that take it, 0.970x on geometric mean, none slower by
 // 1%; 36 of seeds not tuned on, 0.968x, one 1.057x slower
-// (docs/results/H200/axis_column_walks_2026-11-29). The shifted walk keeps
-// the body that holds both loops (and its spills): a body with the shifted loop alone ran 12
-// such cases 1.045x slower on geometric mean, up to 1.18x. A merging launch gives the block
-// tile_items x vector size accumulators of dynamic shared memory.
+// (docs/results/H200/axis_column_walks_2026-11-29). The shifted walk keeps the body that
+// holds both loops (and its spills): a body with the shifted loop alone ran 12 such cases
+// 1.045x slower on geometric mean, up to 1.18x (why was not looked into; its ptxas spills
+// were 8-56 bytes either way). A merging launch gives the block tile_items x vector size
+// accumulators of dynamic shared memory.
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out, column_walk Walk>
 __global__ void __launch_bounds__(columns_block, 2)
     columns_kernel(const T* in, plan p, columns_shape shape, Out out, Op op, ToAcc to_acc, device::scratch_view scratch) {
@@ -222,6 +223,9 @@ __global__ void __launch_bounds__(columns_block, 2)
         std::int64_t j = first_row;
         const T* at = column + (p.runs.count ? j * p.runs.stride[0] : 0);
         constexpr int U = rows_in_flight;
+        // The shifted walk's plans are all shifted (launch_columns), so in its body the aligned
+        // loops below are never taken; they stay compiled there on purpose, as the body without
+        // them ran slower (the comment above the kernel). The aligned walk drops this loop.
         if (Walk == column_walk::shifted_stride && shape.shifted) {
           // Two 16-byte loads a row, so half as many rows in flight, until the rows near the
           // array's end, whose second block might lie past it (then row by row, checked).

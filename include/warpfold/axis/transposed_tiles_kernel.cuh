@@ -14,9 +14,11 @@
 // The staged rows are padded to an odd number of 16-byte words (transposed_row_pitch): where
 // the output runs across the tile's rows, a warp's 32 reads of one column fell in one bank.
 // Padded, 44 cases of seeds 1-61 whose tiles only that changed ran 0.87x on geometric mean,
-// one 1.03x slower (H200, 2026-11-29). Not yet profiled past that: a tile's steps run one
-// after another (load, barrier, fold, store), with three blocks of 80 registers per SM to
-// overlap them.
+// one 1.03x slower (H200, 2026-11-29). Still far from the read ceiling: a tile's steps run
+// one after another (load, barrier, fold, store), with three blocks of 80 registers per SM to
+// overlap them; Nsight Compute (H200, 2026-11-29, f32 15x27x1171x124 copied) shows 22 warps
+// an SM, DRAM 25% busy, and no single stall reason ahead of the others
+// (docs/results/H200/axis_column_walks_2026-11-29/profile_043fdc9.txt).
 //
 // How: the classic tiled transpose, with the reduction inside it. A tile is a few rows of
 // contiguous memory: along the axis just above a contiguous slab of small axes (the 3 x 27
