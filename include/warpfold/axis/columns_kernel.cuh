@@ -27,6 +27,8 @@
 // where the plan's out_order puts it; a tile then holds the whole slab.
 // Mapped columns: one column an output, written where out_order puts it (launch.cuh:
 // mapped_period_columns_for, narrow columns and the kept axes that continue them in memory).
+// Shifted columns (rows that start anywhere, shifted_vector.cuh) are read in block space
+// where each thread's rows share one shift (realign_block_sums, below).
 #pragma once
 
 #include <cstdint>
@@ -54,6 +56,8 @@ struct columns_shape {
   bool shifted;            // vectorized, but rows start anywhere: items read by load_shifted
   bool vector_store;       // vectorized, not shifted, and each item's outputs are 16 aligned bytes
   bool stacked;            // row group y of a block takes kept index b ty + y, all its rows
+  bool block_space;        // shifted, but each thread's rows share one shift: it sums the aligned
+                           // blocks that hold its columns, realigned once per work item
   std::int64_t items;      // per row: columns / vector size (rounded up when shifted), or columns
   std::int64_t end;        // shifted: one past the view's last element, as an offset from `in`
   int tile_items;          // tx, a power of two up to columns_block
@@ -62,7 +66,8 @@ struct columns_shape {
   std::int64_t merge;      // columns per output: 1, or a merged (interleaved) plan's run length (rows)
   std::int64_t fold_stride;  // from one of an output's columns to the next: 1, or an interleaved plan's columns
   int tile_stride;         // items from one tile's start to the next: tile_items, or fewer
-                           // when merging, so that every tile holds whole outputs
+                           // when merging, so that every tile holds whole outputs; in block
+                           // space tile_items - 1 (the last lane loads the block after the tile)
 };
 
 // Writes a thread's `count` outputs. When they fill 16 bytes (four float sums of a float
@@ -164,10 +169,34 @@ WARPFOLD_DEVICE void merge_and_store(const columns_shape& shape, const plan& p, 
   if (shape.splits > 1 && x == 0) blocks::count_group_finished(scratch.finished);
 }
 
+// Block space (launch.cuh: block_space_columns): shifted rows where every row of a thread
+// starts the same number of elements s past a 16-byte boundary (its rows are a multiple of
+// the shift's period apart). The thread then sums, row by row, the aligned block that holds
+// its item's first column, exactly as the aligned walk sums vectors: slot k of that block is
+// column item V - s + k in every one of its rows. Once its rows are done, the tile realigns
+// through shared memory: each row group stages its block sums, and item x takes slots
+// x V + s .. x V + s + V - 1, the last of them from the next lane's block. So the tile's last
+// lane loads (the block after the tile's last item) but holds no item. Called by the whole
+// block; `stage` holds columns_block x V accumulators.
+template <typename Acc, int N>
+WARPFOLD_DEVICE void realign_block_sums(Acc (&acc)[N], Acc* stage, int x, int y, int tx, int shift_items) {
+  Acc* row = stage + std::int64_t(y) * tx * N;
+#pragma unroll
+  for (int k = 0; k < N; ++k) row[x * N + k] = acc[k];
+  __syncthreads();
+  if (x < tx - 1) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) acc[e] = row[x * N + e + shift_items];
+  }
+  __syncthreads();  // the stage is free again (for merge_and_store, or the next work item)
+}
+
 // How a thread walks its column's rows: one row stride, the rows 16-byte aligned (or single
 // columns); one row stride, rows that may start anywhere (load_shifted: two loads a row);
-// several reduced axes (each row's address from its index).
-enum class column_walk { stride, shifted_stride, runs };
+// several reduced axes (each row's address from its index); one row stride, the rows of
+// each thread at one shift, in block space (realign_block_sums: the aligned walk's loop on
+// the blocks that hold the columns).
+enum class column_walk { stride, shifted_stride, runs, blocks };
 
 // The walk is a template argument, so that the aligned walk has a body of its own: with the
 // shifted loop beside it, ptxas (sm_90, 64 registers) spilled 44 bytes a thread for i32 sums
@@ -204,6 +233,9 @@ __global__ void __launch_bounds__(columns_block, 2)
     const std::int64_t b = shape.stacked ? group / shape.tiles * ty + y : group / shape.tiles;
     const std::int64_t item = tile * shape.tile_stride + x;  // this thread's column item
     const bool active = x < shape.tile_stride && item < shape.items && b < kept;
+    // In block space the lane after the last item loads too: its block holds that item's last
+    // columns (realign_block_sums).
+    const bool loads = active || (shape.block_space && x <= shape.tile_stride && item <= shape.items && b < kept);
     const T* column = in + (b < kept ? p.kept.offset(b) : 0) + item * (shape.vectorized ? per_item : p.inner_stride);
     // The splits interleave: split s takes row blocks s, s + splits, ... of ty rows each, so
     // at any moment the whole grid reads one contiguous stretch of the array, as a full
@@ -216,7 +248,7 @@ __global__ void __launch_bounds__(columns_block, 2)
 #pragma unroll
     for (int e = 0; e < vector_size; ++e) acc[e] = op.template identity<Acc>();
     if constexpr (Walk != column_walk::runs) {
-      if (active) {
+      if (Walk == column_walk::blocks ? loads : active) {
         // One reduced axis (every 2-D case): rows are a fixed stride apart, so addresses step
         // by a pointer increment, with no index arithmetic in the loop.
         const std::int64_t stride = p.runs.count ? p.runs.stride[0] * step : 0;
@@ -239,14 +271,25 @@ __global__ void __launch_bounds__(columns_block, 2)
           }
           for (; j < reduced; j += step, at += stride) fold_shifted_row(op, acc, at, end, p.columns - item * per_item, j, to_acc);
         } else if (shape.vectorized) {
-          for (; j + (U - 1) * step < reduced; j += U * step, at += U * stride) {
+          // In block space, `at` steps through the blocks that hold the rows' columns, and only
+          // rows whose block ends by the view's end go in batches (the last rows' last blocks
+          // may not: they are read element by element, checked).
+          std::int64_t batch_end = reduced;
+          if constexpr (Walk == column_walk::blocks) {
+            at -= shift_bytes_of(at) / sizeof(T);
+            const std::int64_t room = shape.end - (at - in) - vector_size;  // elements, from this block
+            const std::int64_t fitting = room < 0 ? 0 : room / stride + 1;    // rows whose blocks fit
+            if (fitting < (reduced - j + step - 1) / step) batch_end = j + fitting * step;
+          }
+          for (; j + (U - 1) * step < batch_end; j += U * step, at += U * stride) {
             blocks::vector16<T> v[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) v[u] = load(at + u * stride, 0);
             blocks::fold_column_rows(op, acc, v, j, step, to_acc);
           }
           for (; j < reduced; j += step, at += stride) {
-            const blocks::vector16<T> v = load(at, 0);
+            const blocks::vector16<T> v =
+                Walk == column_walk::blocks ? load_block_before(at, in + shape.end) : load(at, 0);
 #pragma unroll
             for (int e = 0; e < vector_size; ++e) acc[e] = op(acc[e], to_acc(v.items[e], j));
           }
@@ -304,6 +347,11 @@ __global__ void __launch_bounds__(columns_block, 2)
       }
     }
 
+    if constexpr (Walk == column_walk::blocks) {
+      const T* first = column + (p.runs.count ? first_row * p.runs.stride[0] : 0);
+      realign_block_sums(acc, blocks::dynamic_shared<Acc>(), x, y, tx, static_cast<int>(shift_bytes_of(first) / sizeof(T)));
+    }
+
     // Column item x of this tile holds `per_item` outputs; write them, or leave partials.
     const std::int64_t tile_columns = std::int64_t(tx) * per_item;
     const std::int64_t first_column = tile * shape.tile_stride * per_item;
@@ -334,8 +382,10 @@ __global__ void __launch_bounds__(columns_block, 2)
       store_items(partials + w * tile_columns + std::int64_t(x) * per_item, total, per_item, shape.vector_store);
 
     if (!blocks::block_arrives_last(scratch.counters + group, static_cast<unsigned int>(shape.splits))) continue;
+    const std::int64_t held = std::int64_t(shape.tile_stride) * per_item;  // the tile's own columns
     combine_splits<columns_block>(partials + group * shape.splits * tile_columns, shape.splits, tile_columns,
-                                  out_b + first_column * out_step, p.columns - first_column, op, out_step);
+                                  out_b + first_column * out_step, p.columns - first_column < held ? p.columns - first_column : held,
+                                  op, out_step);
     __syncthreads();  // every thread is done reading the group's partials
     if (threadIdx.x == 0) blocks::count_group_finished(scratch.finished);
   }

@@ -124,6 +124,8 @@ struct axis_policy {
   static constexpr std::int64_t min_longer_merge_bytes = std::int64_t{4} << 20;
   static constexpr std::int64_t min_longer_merge_slab_items = 2 * blocks::warp_size;
   static constexpr std::int64_t min_shifted_rows_per_thread = 4;
+  // Block space (block_space_columns) needs this many rows a thread (counted unsplit).
+  static constexpr std::int64_t min_block_space_rows_per_thread = 16;
   // A column tile's work for one kept index (column items x rows) below which the columns
   // are read as rows of one element instead (small_column_tiles): a 512-thread block with
   // four loads in flight each.
@@ -707,6 +709,41 @@ bool shifts_columns(const plan& p) {
 // A merging tile stages its column totals in shared memory: at most this many bytes of them.
 inline constexpr std::int64_t max_merge_staging_bytes = 32 * 1024;
 
+// Whether a shifted columns plan goes in block space (columns_kernel.cuh: realign_block_sums),
+// and if so its tile: the aligned walk's loop (one load a row, no realignment in the loop)
+// where the shifted walk loads two blocks a row and cuts each row's window out of them.
+// Needs every row of a thread to start at the same shift: a thread's rows are ty x splits
+// rows apart, so ty (512 / tile items) must be a multiple of the shift's period, the fewest
+// rows whose stride is whole 16-byte blocks (2 or 4 for 4-byte elements); a wider tile is
+// narrowed to that. Not for stacked, merged or interleaved tiles (their tiles hold other
+// layouts), and only where each thread then has min_block_space_rows_per_thread rows, to pay
+// for the realignment (two barriers a work item). The launch asks only for
+// 4-byte elements: f16 and bf16 (a period of 8 rows, tiles of at most 64 items) ran 1.03-1.28x
+// slower. H200, 2026-11-29, shifted f32 and i32 columns of 64 MiB and more, time against the
+// shifted walk's: tuned on seeds 301-340 and 501-530 (0.945x and 0.953x on geometric mean);
+// then 60 cases of seeds 601-640, 0.933x (the 33 in block space 0.881x, down to 0.732x;
+// slowest 1.023x; docs/results/H200/axis_block_space_2026-11-29).
+template <typename T, typename Acc>
+bool block_space_columns(const plan& p, std::int64_t merge, bool interleaved, columns_shape& shape) {
+  constexpr int V = blocks::vector16<T>::size;
+  if (!shape.shifted || merge != 1 || interleaved || shape.stacked || p.runs.count != 1) return false;
+  if (std::int64_t(columns_block) * V * std::int64_t(sizeof(Acc)) > max_merge_staging_bytes) return false;
+  const std::int64_t row_bytes = p.runs.stride[0] * std::int64_t(sizeof(T));
+  const int period = static_cast<int>(blocks::vector_bytes / std::gcd(row_bytes % blocks::vector_bytes, std::int64_t(blocks::vector_bytes)));
+  const int widest = columns_block / period;  // the widest tile whose ty is a multiple of it
+  if (widest < 4) return false;
+  const int tile = std::min(shape.tile_items, widest);
+  // The realignment costs a block two barriers and a round through shared memory a work item:
+  // paid over many rows a thread only (a threshold chosen, not measured).
+  if (tile < 4) return false;
+  if (p.runs.size() / (columns_block / tile) < axis_policy::min_block_space_rows_per_thread && !testing::forced_block_space())
+    return false;
+  shape.block_space = true;
+  shape.tile_items = tile;
+  shape.tile_stride = tile - 1;
+  return true;
+}
+
 // The fewest columns that a merging tile must start on a multiple of: whole outputs (`merge`
 // columns) that are also whole items.
 inline std::int64_t merge_period(std::int64_t merge, int per_item) { return std::lcm(merge, std::int64_t(per_item)); }
@@ -812,6 +849,12 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
     shape.tile_items = std::min(std::max(shape.tile_items, narrowest_merge_tile(merge, per_item)), most);
     shape.tile_stride = static_cast<int>(std::int64_t(shape.tile_items) * per_item / period * period / per_item);
     staging_bytes = std::size_t(shape.tile_items) * per_item * sizeof(Acc);
+  }
+  if constexpr (sizeof(T) == 4) {  // block_space_columns says why only these
+    if (block_space_columns<T, Acc>(p, merge, interleaved, shape)) {
+      kernel = columns_kernel<T, Acc, Op, ToAcc, Out, column_walk::blocks>;
+      staging_bytes = std::max(staging_bytes, std::size_t(columns_block) * V * sizeof(Acc));
+    }
   }
   shape.tiles = blocks::ceil_div(shape.items, std::int64_t(shape.tile_stride));
   shape.splits = 1;

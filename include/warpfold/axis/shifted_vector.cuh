@@ -10,6 +10,14 @@
 // do not), so the repeat is served there and memory is read once. s may change from row to row
 // (rows of an odd length), so the window is cut at run time: two selects by words, then a
 // funnel shift for the bytes.
+//
+// That is two loads and about forty instructions a warp's row (Nsight Compute, H200: 37.1
+// million warp instructions for f32 [354439, 311] along dim 0, 864 thousand warp rows). Where
+// every row of a thread starts at the same shift, the columns kernel avoids both (block space:
+// columns_kernel.cuh, realign_block_sums). Taking the second block from the neighbouring lane by shuffles instead
+// of a second load was tried and lost (H200, 2026-11-29: 1.24x to 2.07x slower over 40 shifted
+// cases, by the rows in flight; its realignment still cost as many instructions a row, and
+// more registers).
 #pragma once
 
 #include <cstdint>
@@ -21,14 +29,19 @@
 
 namespace warpfold::axis {
 
+// Bytes from the 16-byte boundary at or before `at` to `at`.
+template <typename T>
+WARPFOLD_DEVICE unsigned shift_bytes_of(const T* at) {
+  return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(at) % blocks::vector_bytes);
+}
+
 // The 16 bytes from `at` on, for any alignment of `at` (a multiple of sizeof(T)). Reads the
 // two 16-byte blocks that hold them: the caller makes sure that both lie inside the array
 // (blocks that end past the array's last byte may lie past its allocation).
 template <typename T>
 WARPFOLD_DEVICE blocks::vector16<T> load_shifted(const T* at) {
-  const auto address = reinterpret_cast<std::uintptr_t>(at);
-  const unsigned shift_bytes = static_cast<unsigned>(address % blocks::vector_bytes);
-  const auto* aligned = reinterpret_cast<const uint4*>(address - shift_bytes);
+  const unsigned shift_bytes = shift_bytes_of(at);
+  const auto* aligned = reinterpret_cast<const uint4*>(reinterpret_cast<std::uintptr_t>(at) - shift_bytes);
   const uint4 low = __ldg(aligned), high = __ldg(aligned + 1);
   unsigned w[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
   // Whole words first (0-3 of them), as two conditional moves of 2 and 1 words.
@@ -67,6 +80,19 @@ WARPFOLD_DEVICE blocks::vector16<T> load_shifted_before(const T* at, const T* en
   blocks::vector16<T> v;
 #pragma unroll
   for (int e = 0; e < blocks::vector16<T>::size; ++e) v.items[e] = e < valid ? at[e] : T{};
+  return v;
+}
+
+// The aligned block at `block` (block space: columns_kernel.cuh), or, where it ends past `end`
+// (one past the view's last element), its elements before `end` and zeros: nothing past the
+// view is read.
+template <typename T>
+WARPFOLD_DEVICE blocks::vector16<T> load_block_before(const T* block, const T* end) {
+  if (block + blocks::vector16<T>::size <= end) return blocks::streaming_vector_load{}(block, 0);
+  blocks::vector16<T> v{};
+#pragma unroll
+  for (int e = 0; e < blocks::vector16<T>::size; ++e)
+    if (block + e < end) v.items[e] = block[e];
   return v;
 }
 

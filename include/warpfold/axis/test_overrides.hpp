@@ -11,7 +11,9 @@
 //   kernel, however small, and give each thread this many column items (1, 2 or 4, as many as
 //   fit its batch of loads) however few threads that leaves busy (the planner takes the kernel
 //   from a column item per resident thread and for fewer than 8 rows, 4 unaligned, and more
-//   than one item only where the items fill the GPU's threads several times).
+//   than one item only where the items fill the GPU's threads several times);
+// - forced_block_space: shifted 4-byte columns go in block space however few rows a thread
+//   has (the planner asks for min_block_space_rows_per_thread).
 #pragma once
 
 #include "warpfold/detail/test_override.hpp"
@@ -41,5 +43,11 @@ inline int& forced_few_rows_items() {
   return items;
 }
 using scoped_few_rows_items = scoped_override<int, forced_few_rows_items>;
+
+inline bool& forced_block_space() {
+  static thread_local bool always = false;  // false: the planner chooses
+  return always;
+}
+using scoped_block_space = scoped_override<bool, forced_block_space>;
 
 }  // namespace warpfold::testing

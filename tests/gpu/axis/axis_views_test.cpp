@@ -231,6 +231,33 @@ TYPED_TEST(AxisViews, ColumnsThatAreNotWholeVectors) {
       57, stream.get());
 }
 
+// Shifted columns in block space (axis/columns_kernel.cuh: realign_block_sums; 4-byte
+// elements): each thread sums the aligned blocks that hold its columns, and the tile
+// realigns them once, the tile's last lane loading the block after its last item. Row strides
+// of every shift period (2 and 4 rows), widths just past and short of whole tiles, a slice, a
+// permuted view written through its output order, few kept indices (rows split over blocks,
+// whose partials hold one slot more than the tile's items), a kept axis outside the columns.
+// Once as planned (large views) and once forced however few rows a thread has (the small
+// views of quick mode, which compute-sanitizer runs). Each view ends at its allocation's end:
+// the last lanes' blocks there reach past the view, and must not be read.
+TYPED_TEST(AxisViews, ShiftedColumnsInBlockSpace) {
+  using T = TypeParam;
+  owned_stream stream;
+  const std::int64_t tall = warpfold_test::quick_mode() ? 41 : 2053;
+  const std::vector<view_at_end> views = {
+      {{tall, 127}, {127, 1}, {0}, 0},                          // odd width: a period of 4 rows
+      {{tall, 254}, {254, 1}, {0}, 1},                          // even: a period of 2
+      {{tall, 31 * 4 + 1}, {31 * 4 + 1, 1}, {0}, 3},            // 32 items: one past a tile of 31
+      {{tall, 1001}, {1003, 1}, {0}, 1},                        // x[:, 1:-1]
+      {{3, tall, 509}, {tall * 509, 509, 1}, {1}, 2},           // a kept axis outside the columns
+      {{9, tall * 4, 131}, {tall * 4 * 131, 131, 1}, {1}, 0},   // few kept: split rows
+      {{tall, 7, 45}, {315, 1, 7}, {0}, 1},                     // permuted columns
+  };
+  expect_views_at_end<T>(views, 101, stream.get());
+  const warpfold::testing::scoped_block_space forced(true);
+  expect_views_at_end<T>(views, 103, stream.get());
+}
+
 // Rows that are not whole vectors, reduced along the row, many rows (read as the aligned
 // 16-byte blocks that hold each row, axis/shifted_vector.cuh: row_blocks): odd, prime and
 // sliced lengths, so the rows start at every shift; the rows kernel takes those too long for
