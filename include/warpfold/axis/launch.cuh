@@ -28,8 +28,9 @@
 //   of a column vector for every resident thread or more: few_rows_columns_kernel, each thread
 //   one to four column items with all their rows' loads in flight;
 // - other kept innermost axes: columns_kernel, split along the rows when there are fewer
-//   column tiles than resident blocks, or, when each kept index has only a few rows,
-//   neighbouring kept indices stacked in a block (a thread walks all rows of its column);
+//   column tiles than resident blocks, or, when each kept index has few rows for a tile's
+//   threads (under two batches of loads each) and stacking waits on fewer round trips of
+//   loads, neighbouring kept indices stacked in a block (a thread walks all rows of its column);
 //   16-byte vectors of columns even where rows start unaligned (axis/shifted_vector.cuh), if
 //   a row holds at least four;
 // - narrow columns that are not whole aligned vectors (or have kept axes beside them in
@@ -757,6 +758,28 @@ inline int narrowest_merge_tile(std::int64_t merge, int per_item) {
 // or, with `interleaved`, an interleaved plan (interleaved_columns_for), each output `merge`
 // columns p.columns / merge apart, written where p.out_order puts it. A plan of one column an
 // output with an out_order (mapped_period_columns_for) is written through it.
+// Whether a columns plan of `rows` rows a kept index reads faster stacked (columns_kernel.cuh:
+// ty kept indices a block, each thread walking all rows of its column item) than in tiles of
+// `row_groups` row groups (one kept index a block, then a combine of its row groups through
+// shared memory). Where a kept index has few rows, the time of either is about the chain of
+// round trips that its blocks wait on one after another, as for the rows kernels
+// (group_rounds): per round of the grid's blocks over the resident wave, a thread's batches of
+// rows_in_flight loads, plus one for the tiles' combine. Stacking is for rows that a tile gives
+// each thread under two batches of (beyond that the combine is a small share, and block space
+// may take shifted rows), and only where the stacked work items fill half a wave (a block of
+// each SM, 64 KiB of loads in flight), as a few work items leave the GPU idle.
+// [16614, 135, 47] halves over the 135 (slabs of 135 rows of 47 columns, shifted): tiles of 8
+// items give each thread 3 rows, 63 rounds of 2: 126; stacked, 260 work items in one round of
+// 17 batches: 17. H200, 2026-11-29: 411 -> 79 us (torch: 72).
+inline bool stacked_columns_pay(std::int64_t rows, std::int64_t row_groups, std::int64_t tiled_work,
+                                std::int64_t stacked_work, std::int64_t wave) {
+  const std::int64_t rows_a_thread = blocks::ceil_div(rows, row_groups);
+  if (rows_a_thread >= 2 * rows_in_flight || 2 * stacked_work < wave) return false;
+  const std::int64_t tiled = blocks::ceil_div(tiled_work, wave) * (blocks::ceil_div(rows_a_thread, std::int64_t{rows_in_flight}) + 1);
+  const std::int64_t stacked = blocks::ceil_div(stacked_work, wave) * blocks::ceil_div(rows, std::int64_t{rows_in_flight});
+  return stacked < tiled;
+}
+
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l,
                     std::int64_t merge = 1, bool interleaved = false) {
@@ -808,18 +831,19 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
     if (wider > shape.tile_items && p.kept.size() * blocks::ceil_div(shape.items, std::int64_t(wider)) >= wave)
       shape.tile_items = wider;
   }
-  // Few rows per kept index: stacked (columns_kernel.cuh) when the tile would give each thread
-  // fewer than half of its rows in flight and the stacked work items still fill a wave. The
-  // tile is then as wide as the row (each thread a column item), ty kept indices high.
+  // Few rows per kept index: stacked (columns_kernel.cuh) when that waits on fewer round trips
+  // of loads one after another (stacked_columns_pay). The tile is then as wide as the row (each
+  // thread a column item), ty kept indices high.
   // H200, 2026-11-28: f32 41x3x180x6x427x1 over {3} (22,140 slabs of 6 rows of 427 columns,
   // shifted) took 253 us, 2.6x torch's time, with 1.5 rows a thread and a combine per slab.
   // Stacked, a tile of `tile` items takes columns_block / tile kept indices (its row groups).
   auto stacked_groups = [&](int tile) { return blocks::ceil_div(p.kept.size(), std::int64_t(columns_block / tile)); };
   if (merge == 1 && !mapped && !interleaved) {
-    const std::int64_t rows_a_thread = p.runs.size() / (columns_block / shape.tile_items);
     const int stacked_tile = power_of_two_at_least(shape.items, columns_block);
     const std::int64_t stacked_work = stacked_groups(stacked_tile) * blocks::ceil_div(shape.items, std::int64_t(stacked_tile));
-    if (rows_a_thread < rows_in_flight / 2 && (stacked_work >= wave || testing::forced_stacked_columns())) {
+    const std::int64_t tiled_work = p.kept.size() * blocks::ceil_div(shape.items, std::int64_t(shape.tile_items));
+    if (stacked_columns_pay(p.runs.size(), columns_block / shape.tile_items, tiled_work, stacked_work, wave) ||
+        testing::forced_stacked_columns()) {
       shape.stacked = true;
       shape.tile_items = stacked_tile;
     }

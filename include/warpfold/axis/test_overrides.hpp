@@ -5,8 +5,9 @@
 //   whatever its size (the planner streams inputs of a hundred megabytes and more);
 // - forced_transposed_tiles: transposed tiles are taken however few tiles a view makes (the
 //   planner takes them where they fill the GPU);
-// - forced_stacked_columns: a columns plan with few rows a thread stacks its kept indices
-//   however few work items that makes (the planner stacks them where they fill a wave);
+// - forced_stacked_columns: a columns plan that may stack its kept indices (one column an
+//   output, in the output's order) stacks them whatever its rows and however few work items
+//   that makes (the planner stacks them where stacked_columns_pay);
 // - forced_few_rows_items: columns of vectors over fewer than 16 rows go to the few-rows
 //   kernel, however small, and give each thread this many column items (1, 2 or 4, as many as
 //   fit its batch of loads) however few threads that leaves busy (the planner takes the kernel

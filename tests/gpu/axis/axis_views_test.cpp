@@ -519,7 +519,9 @@ TYPED_TEST(AxisViews, ColumnsOverFewRows) {
 // Columns plans with a few rows per kept index and many kept indices ([B, 20, 100] over the
 // 20): the block's row groups take neighbouring kept indices, each thread every row of its
 // column (axis/launch.cuh: stacked columns). Fewer than 8 rows of vectors in large inputs go
-// to the few-rows kernel (above); these views stack (17 and 20 rows whatever the size). Shifted rows (odd widths, an unaligned start), aligned vectors, two reduced axes,
+// to the few-rows kernel (above); these views stack (17 and 20 rows whatever the size), and
+// 135 rows of 47 columns (a few rows a thread in tiles) stacks in large inputs and here when
+// forced. Shifted rows (odd widths, an unaligned start), aligned vectors, two reduced axes,
 // and columns a step of two apart; once as the planner chooses and once with stacking forced,
 // so that the small views of quick mode (compute-sanitizer) stack too. Each view ends at its
 // allocation's end, as above.
@@ -536,6 +538,7 @@ TYPED_TEST(AxisViews, FewRowsPerKeptIndexStacked) {
       {{many, 2, 3, 500}, {3500, 1750, 500, 1}, {1, 2}, 1},
       {{many, 3, 1200}, {7200, 2400, 2}, {1}, 1},
       {{3, many, 6, 427}, {many * 2600, 2600, 427, 1}, {2}, 2},
+      {{many, 135, 47}, {135 * 47, 47, 1}, {1}, 1},
   };
   expect_views_at_end<T>(views, 79, stream.get());
   const warpfold::testing::scoped_stacked_columns forced(true);
