@@ -754,10 +754,6 @@ inline int narrowest_merge_tile(std::int64_t merge, int per_item) {
   return power_of_two_at_least(blocks::ceil_div(merge_period(merge, per_item), std::int64_t(per_item)), columns_block);
 }
 
-// `merge` > 1: a merged plan (merged_columns_for), each output `merge` neighbouring columns;
-// or, with `interleaved`, an interleaved plan (interleaved_columns_for), each output `merge`
-// columns p.columns / merge apart, written where p.out_order puts it. A plan of one column an
-// output with an out_order (mapped_period_columns_for) is written through it.
 // Whether a columns plan of `rows` rows a kept index reads faster stacked (columns_kernel.cuh:
 // ty kept indices a block, each thread walking all rows of its column item) than in tiles of
 // `row_groups` row groups (one kept index a block, then a combine of its row groups through
@@ -780,6 +776,10 @@ inline bool stacked_columns_pay(std::int64_t rows, std::int64_t row_groups, std:
   return stacked < tiled;
 }
 
+// `merge` > 1: a merged plan (merged_columns_for), each output `merge` neighbouring columns;
+// or, with `interleaved`, an interleaved plan (interleaved_columns_for), each output `merge`
+// columns p.columns / merge apart, written where p.out_order puts it. A plan of one column an
+// output with an out_order (mapped_period_columns_for) is written through it.
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l,
                     std::int64_t merge = 1, bool interleaved = false) {
