@@ -234,8 +234,8 @@ __global__ void __launch_bounds__(columns_block, 2)
     const std::int64_t item = tile * shape.tile_stride + x;  // this thread's column item
     const bool active = x < shape.tile_stride && item < shape.items && b < kept;
     // In block space the lane after the last item loads too: its block holds that item's last
-    // columns (realign_block_sums).
-    const bool loads = active || (shape.block_space && x <= shape.tile_stride && item <= shape.items && b < kept);
+    // columns (realign_block_sums); there tile_stride is tx - 1, so every lane of the tile may.
+    const bool loads = active || (shape.block_space && item <= shape.items && b < kept);
     const T* column = in + (b < kept ? p.kept.offset(b) : 0) + item * (shape.vectorized ? per_item : p.inner_stride);
     // The splits interleave: split s takes row blocks s, s + splits, ... of ty rows each, so
     // at any moment the whole grid reads one contiguous stretch of the array, as a full

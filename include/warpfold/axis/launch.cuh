@@ -732,11 +732,10 @@ bool block_space_columns(const plan& p, std::int64_t merge, bool interleaved, co
   const std::int64_t row_bytes = p.runs.stride[0] * std::int64_t(sizeof(T));
   const int period = static_cast<int>(blocks::vector_bytes / std::gcd(row_bytes % blocks::vector_bytes, std::int64_t(blocks::vector_bytes)));
   const int widest = columns_block / period;  // the widest tile whose ty is a multiple of it
-  if (widest < 4) return false;
   const int tile = std::min(shape.tile_items, widest);
+  if (tile < 4) return false;
   // The realignment costs a block two barriers and a round through shared memory a work item:
   // paid over many rows a thread only (a threshold chosen, not measured).
-  if (tile < 4) return false;
   if (p.runs.size() / (columns_block / tile) < axis_policy::min_block_space_rows_per_thread && !testing::forced_block_space())
     return false;
   shape.block_space = true;

@@ -14,10 +14,10 @@
 // That is two loads and about forty instructions a warp's row (Nsight Compute, H200: 37.1
 // million warp instructions for f32 [354439, 311] along dim 0, 864 thousand warp rows). Where
 // every row of a thread starts at the same shift, the columns kernel avoids both (block space:
-// columns_kernel.cuh, realign_block_sums). Taking the second block from the neighbouring lane by shuffles instead
-// of a second load was tried and lost (H200, 2026-11-29: 1.24x to 2.07x slower over 40 shifted
-// cases, by the rows in flight; its realignment still cost as many instructions a row, and
-// more registers).
+// columns_kernel.cuh, realign_block_sums). Taking the second block from the neighbouring lane
+// by shuffles instead of a second load was tried and lost (H200, 2026-11-29: 1.24x to 2.07x
+// slower over 40 shifted cases, by the rows in flight; its realignment still cost as many
+// instructions a row, and more registers).
 #pragma once
 
 #include <cstdint>
