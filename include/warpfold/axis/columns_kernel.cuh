@@ -105,8 +105,7 @@ template <typename Op, typename Acc, typename T, typename ToAcc>
 WARPFOLD_DEVICE void fold_shifted_row(Op op, Acc (&acc)[blocks::vector16<T>::size], const T* at, const T* end,
                                       std::int64_t valid, std::int64_t row, ToAcc to_acc) {
   const blocks::vector16<T> v = load_shifted_before(at, end, valid);
-#pragma unroll
-  for (int e = 0; e < blocks::vector16<T>::size; ++e) acc[e] = op(acc[e], to_acc(v.items[e], row));
+  blocks::fold_vector_columns(op, acc, v.items, row, to_acc);
 }
 
 // The store of a merging tile: its column totals (or, split, the last block's combine of the
@@ -290,8 +289,7 @@ __global__ void __launch_bounds__(columns_block, 2)
           for (; j < reduced; j += step, at += stride) {
             const blocks::vector16<T> v =
                 Walk == column_walk::blocks ? load_block_before(at, in + shape.end) : load(at, 0);
-#pragma unroll
-            for (int e = 0; e < vector_size; ++e) acc[e] = op(acc[e], to_acc(v.items[e], j));
+            blocks::fold_vector_columns(op, acc, v.items, j, to_acc);
           }
         } else {
           for (; j + (U - 1) * step < reduced; j += U * step, at += U * stride) {
@@ -330,10 +328,7 @@ __global__ void __launch_bounds__(columns_block, 2)
               if (j + u * step < reduced) v[u] = load(column + at[u], 0);
 #pragma unroll
             for (int u = 0; u < U; ++u)
-              if (j + u * step < reduced) {
-#pragma unroll
-                for (int e = 0; e < vector_size; ++e) acc[e] = op(acc[e], to_acc(v[u].items[e], j + u * step));
-              }
+              if (j + u * step < reduced) blocks::fold_vector_columns(op, acc, v[u].items, j + u * step, to_acc);
           } else {
             T x[U];
 #pragma unroll

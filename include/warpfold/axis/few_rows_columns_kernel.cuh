@@ -84,8 +84,7 @@ WARPFOLD_DEVICE blocks::vector16<T> load_item_row(const T* at, const T* end) {
 template <typename Acc, typename T, typename Op, typename ToAcc>
 WARPFOLD_DEVICE void fold_item_row(Acc (&acc)[blocks::vector16<T>::size], const blocks::vector16<T>& v, int row, Op op,
                                    ToAcc to_acc) {
-#pragma unroll
-  for (int e = 0; e < blocks::vector16<T>::size; ++e) acc[e] = op(acc[e], to_acc(v.items[e], row));
+  blocks::fold_vector_columns(op, acc, v.items, row, to_acc);
 }
 
 // Index arithmetic without 64-bit divisions where the values allow: a 64-bit division is a

@@ -39,8 +39,7 @@ __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
   // argmin/argmax report the row: the vector's index divided by the vectors per row.
   auto fold_vector = [&](const blocks::vector16<T>& x, std::int64_t at) {
     const std::int64_t row = at >> log2_row_vectors;
-#pragma unroll
-    for (int e = 0; e < per_vector; ++e) acc[e] = op(acc[e], to_acc(x.items[e], row));
+    blocks::fold_vector_columns(op, acc, x.items, row, to_acc);
   };
 
   std::int64_t v = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;

@@ -74,14 +74,11 @@ __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
 #pragma unroll
     for (int u = 0; u < L; ++u) x[u] = load(body, v + u * count);
 #pragma unroll
-    for (int u = 0; u < L; ++u)
-#pragma unroll
-      for (int e = 0; e < V; ++e) acc[e] = op(acc[e], to_acc(x[u].items[e], 0));
+    for (int u = 0; u < L; ++u) blocks::fold_vector_columns(op, acc, x[u].items, 0, to_acc);
   }
   for (; v < split.body_vectors; v += count) {
     const blocks::vector16<T> x = load(body, v);
-#pragma unroll
-    for (int e = 0; e < V; ++e) acc[e] = op(acc[e], to_acc(x.items[e], 0));
+    blocks::fold_vector_columns(op, acc, x.items, 0, to_acc);
   }
 
   // Staged value k (thread k / V, element k % V) is at (first + k) mod S in its row.

@@ -48,10 +48,7 @@ WARPFOLD_DEVICE Acc fold_in_span(Acc acc, const blocks::vector16<T>& v, int x0, 
   constexpr int V = blocks::vector16<T>::size;
   if (lo <= x0 && x0 + V <= hi) return blocks::fold_vector_items(op, acc, v.items, x0 - row_offset, to_acc);
   if (x0 + V <= lo || hi <= x0) return acc;
-#pragma unroll
-  for (int e = 0; e < V; ++e)
-    if (x0 + e >= lo && x0 + e < hi) acc = op(acc, to_acc(v.items[e], x0 + e - row_offset));
-  return acc;
+  return blocks::fold_vector_range(op, acc, v.items, x0 - row_offset, lo - x0, hi - x0, to_acc);
 }
 
 // A warp's part of a row that crosses ranges: stored as partial `slot` (2w for the row the warp

@@ -138,14 +138,59 @@ WARPFOLD_DEVICE blocks::vector16<T> load_row_block(const T* row, const row_block
 template <typename Acc, typename T, typename Op, typename ToAcc>
 WARPFOLD_DEVICE void fold_row_block(Acc& acc, const blocks::vector16<T>& v, const row_blocks& rb, std::int64_t k, Op op,
                                     ToAcc to_acc) {
+  constexpr int V = blocks::vector16<T>::size;
   const std::int64_t first = rb.first_index<T>(k);
   if (rb.whole<T>(k)) {
     acc = blocks::fold_vector_items(op, acc, v.items, first, to_acc);
     return;
   }
-#pragma unroll
-  for (int e = 0; e < blocks::vector16<T>::size; ++e)
-    if (first + e >= 0 && first + e < rb.length) acc = op(acc, to_acc(v.items[e], first + e));
+  // Items [lo, hi) of the block are the row's: two 32-bit compares an item, where comparing
+  // each item's 64-bit index took four.
+  const int lo = first < 0 ? static_cast<int>(-first) : 0;
+  const int hi = rb.length - first < V ? static_cast<int>(rb.length - first) : V;
+  acc = blocks::fold_vector_range(op, acc, v.items, first, lo, hi, to_acc);
 }
+
+// One regular row of short_rows_kernel walked block by block (row_blocks), with what each
+// block asks worked out once for the row: blocks before whole_end (from block 1 on, or block 0
+// where the row starts on a boundary) hold only the row's elements and fold without a mask;
+// blocks before loadable end before the view's end and load whole. Such a row touches at most
+// max_group_row_items + 1 blocks (axis/launch.cuh), so block indices are ints. Per block that
+// leaves a few 32-bit compares and a load, where row_blocks' own checks took a dozen 64-bit
+// operations.
+template <typename T>
+struct shifted_row {
+  static constexpr int V = blocks::vector16<T>::size;
+  const T* first_block;  // the aligned block that holds the row's first element
+  int shift;             // row_blocks::shift
+  int length;
+  int count;             // blocks the row touches (0 for a row past the last)
+  int whole_end;         // blocks before it end inside the row
+  int loadable;
+
+  WARPFOLD_DEVICE static shifted_row of(const T* row, std::int64_t length, const T* view_end, bool exists) {
+    shifted_row r;
+    r.shift = static_cast<int>(row_blocks::of(row, length).shift);
+    r.length = static_cast<int>(length);
+    r.first_block = row - r.shift;
+    const int span = r.shift + r.length;
+    r.count = exists ? (span + V - 1) / V : 0;
+    r.whole_end = span / V;
+    const std::int64_t before_end = (view_end - r.first_block) / V;
+    r.loadable = before_end < r.count ? static_cast<int>(before_end) : r.count;
+    return r;
+  }
+  WARPFOLD_DEVICE blocks::vector16<T> load(int k, const T* view_end) const {
+    if (k < loadable) return blocks::streaming_vector_load{}(first_block, k);
+    return load_row_block(first_block + shift, row_blocks{shift, length}, k, view_end);
+  }
+  template <typename Acc, typename Op, typename ToAcc>
+  WARPFOLD_DEVICE void fold(Acc& acc, const blocks::vector16<T>& v, int k, Op op, ToAcc to_acc) const {
+    if (k < whole_end && (k > 0 || shift == 0))
+      acc = blocks::fold_vector_items(op, acc, v.items, std::int64_t(k) * V - shift, to_acc);
+    else
+      fold_row_block(acc, v, row_blocks{shift, length}, k, op, to_acc);
+  }
+};
 
 }  // namespace warpfold::axis

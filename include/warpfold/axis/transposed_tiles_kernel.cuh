@@ -115,8 +115,7 @@ __global__ void __launch_bounds__(transposed_block, 3)
       for (int k = 0; k < K; ++k)
         if (mine[k]) {
           // Elements past the row's end fold too; their places are never read back.
-#pragma unroll
-          for (int e = 0; e < V; ++e) acc[k][e] = op(acc[k][e], to_acc(x[k].items[e], j));
+          blocks::fold_vector_columns(op, acc[k], x[k].items, j, to_acc);
         }
     }
 #pragma unroll

@@ -18,6 +18,8 @@
 //   two at a time (min.NaN/max.NaN), and only their best is widened. H100, 2026-11-23, 2^28:
 //   f16 max ran at 97.1% of the read ceiling with the op per item, 98.5-99.1% this way; f16
 //   norm_linf at 97.3%, then 98.4-98.6% (the f16 sum: 99.2%).
+// - sums and products of halves and bfloat16s: the items are widened two at a time from the
+//   words that hold them (widen_pair), in the same order, so the result's bits do not change.
 // All give the results the per-item fold gives: argmin/argmax the same (value, index); min/max
 // the same value (NaN if any item is NaN; of -0 and +0 either, fixed by the order); moments
 // the same value up to rounding, by a merge tree that is no deeper. Each shortcut is taken only
@@ -30,6 +32,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "warpfold/accumulator.hpp"
 #include "warpfold/blocks/fold_traits.hpp"
@@ -76,6 +79,24 @@ WARPFOLD_DEVICE Item packed_best(const Item (&items)[K]) {
   return Max ? __hmax_nan(low_half(m), high_half(m)) : __hmin_nan(low_half(m), high_half(m));
 }
 
+// The two halves or bfloat16s of a 32-bit word (item 2j is word j's low half), widened to
+// float exactly, straight from the word: a bfloat16 is a float's high 16 bits (a shift, a
+// mask), and HADD2.F32 reads either half of a register. Widened one item at a time, each word
+// was first cut in two (a PRMT an item), every item then held a register of its own, and
+// 2-byte rows kernels spilled: bf16 rows of 7215 ran 120 instructions a 16-byte vector
+// (H200, 2026-11-29, Nsight Compute).
+template <typename Item>
+WARPFOLD_DEVICE float2 widen_pair(unsigned word) {
+  if constexpr (std::is_same_v<Item, __nv_bfloat16>) {
+    return make_float2(__uint_as_float(word << 16), __uint_as_float(word & 0xffff0000u));
+  } else {
+    static_assert(std::is_same_v<Item, __half>, "halves or bfloat16s");
+    __half2 pair;
+    memcpy(&pair, &word, sizeof(pair));
+    return __half22float2(pair);
+  }
+}
+
 // The best value among a vector's items (NaN if any is NaN), as to_acc's value type.
 template <bool Max, typename Item, int K, typename ToAcc>
 WARPFOLD_DEVICE auto best_value(const Item (&items)[K], std::int64_t first, ToAcc to_acc) {
@@ -98,6 +119,39 @@ WARPFOLD_DEVICE auto best_value(const Item (&items)[K], std::int64_t first, ToAc
 // (fold_column_rows).
 template <typename Op, typename ToAcc>
 inline constexpr bool merges_unit_moments = std::is_same_v<Op, op::combine_moments> && makes_unit_moments<ToAcc>::value;
+
+// Whether to_acc only widens halves or bfloat16s to a float type: their fold may then widen
+// them two at a time from the words that hold them (widen_pair).
+template <typename Item, int K, typename ToAcc>
+inline constexpr bool widens_pairs =
+    packs_in_pairs<Item, K> && only_widens<ToAcc>::value &&
+    std::is_floating_point_v<decltype(std::declval<ToAcc>()(std::declval<Item>(), std::int64_t{0}))>;
+
+// acc = op(acc, to_acc(items[k], first + k)) for lo <= k < hi, in that order: a whole vector,
+// or the part of one that lies in a row (the masked folds of the rows kernels). Halves and
+// bfloat16s that only widen take widen_pair; their results are the same, bit for bit.
+template <typename Op, typename Acc, typename Item, int K, typename ToAcc>
+WARPFOLD_DEVICE Acc fold_vector_range(Op op, Acc acc, const Item (&items)[K], std::int64_t first, int lo, int hi,
+                                      ToAcc to_acc) {
+  if constexpr (widens_pairs<Item, K, ToAcc>) {
+    // Pair by pair, not through an array of the vector's widened items: that form made ptxas
+    // spill 24 bytes in the aligned 2-byte rows kernel (sm_90, CUDA 13.0).
+    using R = decltype(to_acc(items[0], first));
+    unsigned words[K / 2];
+    memcpy(words, items, sizeof(words));
+#pragma unroll
+    for (int j = 0; j < K / 2; ++j) {
+      const float2 pair = widen_pair<Item>(words[j]);
+      if (2 * j >= lo && 2 * j < hi) acc = op(acc, static_cast<R>(pair.x));
+      if (2 * j + 1 >= lo && 2 * j + 1 < hi) acc = op(acc, static_cast<R>(pair.y));
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (k >= lo && k < hi) acc = op(acc, to_acc(items[k], first + k));
+  }
+  return acc;
+}
 
 // acc = op(acc, to_acc(items[k], first + k)) for k = 0 .. K-1, in that order (or as if).
 template <typename Op, typename Acc, typename Item, int K, typename ToAcc>
@@ -149,9 +203,29 @@ WARPFOLD_DEVICE Acc fold_vector_items(Op op, Acc acc, const Item (&items)[K], st
     for (int k = 0; k < K; ++k) m2 += (x[k] - mean) * (x[k] - mean);
     return op(acc, Acc{K, mean, m2});
   } else {
+    return fold_vector_range(op, acc, items, first, 0, K, to_acc);
+  }
+}
+
+// acc[e] = op(acc[e], to_acc(items[e], index)) for every item e: one row of a column kernel's
+// vector, an item for each of its columns. Halves and bfloat16s that only widen take
+// widen_pair, as fold_vector_range does.
+template <typename Op, typename Acc, typename Item, int K, typename ToAcc>
+WARPFOLD_DEVICE void fold_vector_columns(Op op, Acc (&acc)[K], const Item (&items)[K], std::int64_t index,
+                                         ToAcc to_acc) {
+  if constexpr (widens_pairs<Item, K, ToAcc>) {
+    using R = decltype(to_acc(items[0], index));
+    unsigned words[K / 2];
+    memcpy(words, items, sizeof(words));
 #pragma unroll
-    for (int k = 0; k < K; ++k) acc = op(acc, to_acc(items[k], first + k));
-    return acc;
+    for (int j = 0; j < K / 2; ++j) {
+      const float2 pair = widen_pair<Item>(words[j]);
+      acc[2 * j] = op(acc[2 * j], static_cast<R>(pair.x));
+      acc[2 * j + 1] = op(acc[2 * j + 1], static_cast<R>(pair.y));
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < K; ++e) acc[e] = op(acc[e], to_acc(items[e], index));
   }
 }
 
@@ -172,9 +246,7 @@ WARPFOLD_DEVICE void fold_column_rows(Op op, Acc (&acc)[vector16<T>::size], cons
     }
   } else {
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-      for (int e = 0; e < vector16<T>::size; ++e) acc[e] = op(acc[e], to_acc(rows[u].items[e], first + u * step));
+    for (int u = 0; u < U; ++u) fold_vector_columns(op, acc, rows[u].items, first + u * step, to_acc);
   }
 }
 // The same for one column read an element at a time.

@@ -268,8 +268,14 @@ TYPED_TEST(AxisViews, RowsThatAreNotWholeVectors) {
   // Enough rows for the grouped rows kernel on a GPU of up to 156 SMs (axis_policy::
   // rows_per_sm_for_groups = 32 each), in quick mode too: fewer rows take the row-chunks kernel.
   const std::int64_t many = 5003;
+  // Rows of 21 and 41 blocks, with gaps of twice a row (too wide for the tile or the stream):
+  // a block or two a lane, so four or two rows in flight (short_rows_kernel's U).
+  constexpr std::int64_t V = 16 / sizeof(TypeParam);
+  const std::int64_t one_load = 20 * V - 3, two_loads = 40 * V - 3;
   expect_views_at_end<TypeParam>(
       {
+          {{many, one_load}, {3 * one_load + 1, 1}, {1}, 1},
+          {{many, two_loads}, {3 * two_loads + 1, 1}, {1}, 1},
           {{many, 975}, {975, 1}, {1}, 0},    // a permuted f16 case's rows (25 x 39 merged)
           {{many, 61}, {61, 1}, {1}, 3},      // short odd rows, unaligned start
           {{many, 1021}, {1024, 1}, {1}, 1},  // x[:, 1:-2] of rows of 1024: gaps between rows
