@@ -680,11 +680,13 @@ TYPED_TEST(AxisViews, LongerRunsSideBySide) {
 
 // Kept axes whose order in memory is not their order in the output (permuted views): the rows
 // kernels walk them in memory order and write each output where the output's order puts it
-// (axis/launch.cuh: in_memory_order, for outputs that read 32 bytes or more). Views that send
-// the walk to each rows kernel: rows of 41 through shared memory (a smaller f32
-// 25x29x41x8x530 over {2}), rows of 16 (whole vectors, which the flat kernel takes only in
-// output order), rows of 300 by groups of lanes, a few rows of 20000 by blocks; a broadcast
-// kept axis inside another; several runs an output. Each view ends at its allocation's end.
+// (axis/launch.cuh: in_memory_order, for outputs that read 32 bytes or more, or whose axis
+// innermost in memory is innermost in the output too). Views that send the walk to each rows
+// kernel: rows of 41 through shared memory (a smaller f32 25x29x41x8x530 over {2}), rows of 16
+// (whole vectors, which the flat kernel takes only in output order), rows of 300 by groups of
+// lanes, a few rows of 20000 by blocks; a broadcast kept axis inside another; several runs an
+// output; rows of 5 and of 3 with the outer kept axes swapped and the inner one in place (a
+// smaller bf16 4x5x2673x1319 over {1}). Each view ends at its allocation's end.
 TYPED_TEST(AxisViews, PermutedKeptAxesAreWalkedInMemoryOrder) {
   owned_stream stream;
   expect_views_at_end<TypeParam>(
@@ -695,6 +697,8 @@ TYPED_TEST(AxisViews, PermutedKeptAxesAreWalkedInMemoryOrder) {
           {{2, 3, 20000, 5}, {60000, 20000, 1, 120000}, {2}, 1},       // parent [5, 2, 3, 20000]
           {{4, 3, 37}, {37, 0, 1}, {2}, 0},                            // a broadcast axis inside
           {{6, 9, 2, 13, 5}, {5, 390, 3510, 30, 1}, {2, 4}, 1},         // parent [2, 9, 13, 6, 5]: two runs of 5
+          {{4, 5, 267, 131}, {655, 1, 2620, 5}, {1}, 0},               // parent [267, 4, 131, 5]
+          {{3, 301, 37, 3}, {111, 333, 3, 1}, {3}, 1},                 // parent [301, 3, 37, 3]
       },
       71, stream.get());
 }
