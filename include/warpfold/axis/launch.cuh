@@ -1175,9 +1175,16 @@ plan in_memory_order(const plan& p) {
   detail::plan_axis in_place[strided_dims::max_dims];
   for (int i = 0; i < p.kept.count; ++i) in_place[i] = {p.kept.extent[i], p.kept.stride[i], false, out_strides[i]};
   if (std::is_sorted(in_place, in_place + p.kept.count, detail::outer_in_memory)) return p;
+  if (small_outputs) {
+    // The axis innermost in memory (the one the sort below puts last: the last in place of the
+    // innermost ones), found in place, so that the plans turned away here allocate nothing.
+    const detail::plan_axis* inner = in_place;
+    for (int i = 1; i < p.kept.count; ++i)
+      if (!detail::outer_in_memory(in_place[i], *inner)) inner = &in_place[i];
+    if (!(inner->out_stride == 1 && inner->extent >= blocks::warp_size)) return p;
+  }
   std::vector<detail::plan_axis> kept(in_place, in_place + p.kept.count);
   std::stable_sort(kept.begin(), kept.end(), detail::outer_in_memory);
-  if (small_outputs && !(kept.back().out_stride == 1 && kept.back().extent >= blocks::warp_size)) return p;
   plan walked = p;
   walked.kept = {};
   detail::push_all(walked.kept, detail::merge_neighbours(kept));
