@@ -28,6 +28,10 @@
 // - kept innermost axes of 16-byte vectors over fewer than 8 rows (unaligned: 4), in inputs
 //   of a column vector for every resident thread or more: few_rows_columns_kernel, each thread
 //   one to four column items with all their rows' loads in flight;
+// - narrow kept innermost axes (fewer than a warp's column items) in contiguous slabs of rows,
+//   one slab per kept index and outer reduced index ([.., K, R, C] over R and more), slabs of
+//   at least four vectors for each thread of a block: periodic_slabs_kernel, each slab read
+//   flat in pieces (periodic_slabs_for);
 // - other kept innermost axes: columns_kernel, split along the rows when there are fewer
 //   column tiles than resident blocks, or, when each kept index has few rows for a tile's
 //   threads (under two batches of loads each) and stacking waits on fewer round trips of
@@ -67,6 +71,7 @@
 #include "warpfold/axis/flat_rows_kernel.cuh"
 #include "warpfold/axis/output.cuh"
 #include "warpfold/axis/periodic_columns_kernel.cuh"
+#include "warpfold/axis/periodic_slabs_kernel.cuh"
 #include "warpfold/axis/plan.hpp"
 #include "warpfold/axis/row_chunks_kernel.cuh"
 #include "warpfold/axis/row_stream_kernel.cuh"
@@ -900,6 +905,107 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
                                in, p, shape, out, op, to_acc);
 }
 
+// Narrow columns in many contiguous slabs (periodic_slabs_kernel): a columns plan of C up to
+// max_periodic_columns elements of unit stride whose innermost reduced axis steps S >= C (a gap
+// of at most what the kernels that read rows and gaps alike accept), each (kept index, outer
+// reduced index) a slab of R such rows, and not the one matrix that periodic_columns_kernel
+// reads. Only where the columns kernel's tiles would be narrower than a warp (fewer column
+// items than 32: 16-byte vectors where rows are aligned or shifted, elements otherwise), and
+// where a slab gives each reading thread of a block at least min_slab_vectors_per_thread
+// vectors.
+// Chunks a slab, from a cost model: a piece costs its vectors a thread plus
+// slab_piece_overhead_vectors (its staging and column fold, about two round trips of loads),
+// and slab_split_overhead_vectors more where a kept index has several pieces (its partials,
+// arrival and combine); pieces run in rounds of the resident wave. The count of least cost
+// (7 slabs of 291877 vectors on 264 block slots: 37 chunks, one round of 15.4 vectors a thread
+// where 38 would be two rounds of 15), the fewest among equals, within the scratch's partials.
+// Not for permuted outputs (out_order) or argmin/argmax. Fills `s`, or returns false.
+// H200, 2026-11-30, the 234 random cases of seeds 900-999 (16 MiB and more) that this takes,
+// columns kernel -> slabs, each case's fastest of four rounds: 0.63x the time on geometric
+// mean (0.60x on the 120 of 64 MiB and more), 189 faster by more than 5%, up to 11x (bf16
+// 3x2x109x51x1019x4 over {0, 3, 4}); 6 slower by more than 5%, the worst i32 9x5x1x4597x3x13
+// over {1, 3, 4} (a slice, 31 MiB) 16.8 -> 20.6 us; of 64 MiB and more, one: i32
+// 283x32x63x2x1x26 over {1, 2, 4} (slabs of 63 rows of 52, 113 MiB) 43.1 -> 49.9 us.
+inline constexpr std::int64_t min_slab_vectors_per_thread = 4;
+inline constexpr double slab_piece_overhead_vectors = 4;
+inline constexpr double slab_split_overhead_vectors = 4;
+inline constexpr std::int64_t max_slab_chunks = 256;
+inline constexpr int slab_block = 512;
+template <typename T, typename Acc, typename WaveOf>
+bool periodic_slabs_for(const T* in, const plan& p, WaveOf wave_of, periodic_slabs_shape& s) {
+  constexpr std::int64_t V = blocks::vector16<T>::size;
+  if (p.kind != plan_kind::columns || p.inner_stride != 1 || p.runs.count == 0 || !p.out_order.identity() ||
+      p.columns > max_periodic_columns || periodic_row_stride(p) != 0)
+    return false;
+  const int last = p.runs.count - 1;  // runs are outermost first
+  const std::int64_t S = p.runs.stride[last], R = p.runs.extent[last];
+  if (R < 2 || S < p.columns || S - p.columns > axis_policy::max_long_row_gap(p.columns)) return false;
+  const bool aligned = rows_vector_aligned(in, p, p.columns);
+  const std::int64_t items = aligned || shifts_columns<T>(p) ? blocks::ceil_div(p.columns, V) : p.columns;
+  if (items >= blocks::warp_size) return false;
+  const std::int64_t period = S / std::gcd(S, V);  // vectors after which a thread's columns repeat
+  // Blocks of 512 threads, two for each of 1024 (so that one block's loads overlap another's
+  // staging and column folds), unless that leaves more than a tenth of a block's threads
+  // without a place in the period.
+  s.block = slab_block;
+  if ((s.block / period * period) * 10 < s.block * 9) s.block = flat_block;
+  const std::int64_t active = s.block / period * period;
+  s.slab_elements = (R - 1) * S + p.columns;
+  const std::int64_t slab_vectors = s.slab_elements / V;
+  const std::int64_t most_chunks =
+      std::min(max_slab_chunks, slab_vectors / (active * min_slab_vectors_per_thread));
+  if (most_chunks < 1 || slab_vectors > std::numeric_limits<std::int32_t>::max()) return false;  // 32-bit pieces
+  std::int64_t slabs = 1;
+  for (int i = 0; i < last; ++i) slabs *= p.runs.extent[i];
+  s.padded_columns = power_of_two_at_least(p.columns, max_periodic_columns);
+  // Pieces that leave partials: a counter per kept index, a row of partials per piece.
+  const std::int64_t most_pieces = p.kept.size() > axis_policy::max_counters ? 0
+      : axis_policy::max_partial_bytes / (s.padded_columns * std::int64_t(sizeof(Acc)));
+  if (slabs > 1 && p.kept.size() * slabs > most_pieces) return false;
+  const std::int64_t wave = wave_of(s.block);
+  std::int64_t chunks = 1;
+  double least = std::numeric_limits<double>::max();
+  for (std::int64_t c = 1; c <= most_chunks && (slabs * c == 1 || p.kept.size() * slabs * c <= most_pieces); ++c) {
+    const double rounds = double(blocks::ceil_div(p.kept.size() * slabs * c, wave));
+    const double overhead = slab_piece_overhead_vectors + (slabs * c > 1 ? slab_split_overhead_vectors : 0);
+    const double cost = rounds * (double(slab_vectors) / double(c * active) + overhead);
+    if (cost < least * (1 - 1e-9)) least = cost, chunks = c;
+  }
+  s.kept = p.kept;
+  s.kept_out = p.kept_out;
+  s.slabs = {};
+  for (int i = 0; i < last; ++i) s.slabs.push(p.runs.extent[i], p.runs.stride[i]);
+  s.chunks = chunks;
+  s.pieces_per_kept = slabs * chunks;
+  s.pieces = p.kept.size() * s.pieces_per_kept;
+  s.out_step = p.column_out_stride;
+  s.row_stride = static_cast<int>(S);
+  s.columns = static_cast<int>(p.columns);
+  s.active = static_cast<int>(active);
+  return true;
+}
+
+// Plan p through periodic_slabs_kernel, if periodic_slabs_for takes it: whether it launched.
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+bool launch_periodic_slabs(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
+  auto kernel = periodic_slabs_kernel<T, Acc, Op, ToAcc, Out>;
+  auto wave_of = [&](int block) {
+    return std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, block, l.device());
+  };
+  periodic_slabs_shape s{};
+  if (!periodic_slabs_for<T, Acc>(in, p, wave_of, s)) return false;
+  const unsigned grid = static_cast<unsigned>(balanced_grid(s.pieces, wave_of(s.block)));
+  if (s.piece_per_kept()) {
+    l.launch(kernel, grid, s.block, in, s, out, op, to_acc, device::scratch_view{});
+    return true;
+  }
+  // A counter and a finish per kept index, a row of (padded) partials per piece.
+  const device::scratch_request scratch{p.kept.size(), p.kept.size(),
+                                        s.pieces * s.padded_columns * std::int64_t(sizeof(Acc))};
+  l.launch_with_scratch(kernel, grid, s.block, 0, scratch, in, s, out, op, to_acc);
+  return true;
+}
+
 // A columns plan that leaves a block little work per kept index (753x300x26x3 over the 26:
 // 3 columns by 26 rows for each of 225900 b): a column tile would hold a few dozen elements.
 // Read as rows instead (small_tiles_as_rows): one-element runs, a lane per output walking its
@@ -1294,6 +1400,9 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
         plan mapped;
         if (mapped_period_columns_for<T>(p, l.facts().sm_count, mapped) && !small_column_tiles<T>(mapped))
           return launch_columns<T, Acc>(in, mapped, out, op, to_acc, l);
+      }
+      if constexpr (periodic_columns_fit<T, Acc> && !is_arg_op_v<Op>) {
+        if (launch_periodic_slabs<T, Acc>(in, p, out, op, to_acc, l)) return;
       }
       if (small_column_tiles<T>(p)) {
         if (wide_tiled_slabs_for<T>(p, slabs)) return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);

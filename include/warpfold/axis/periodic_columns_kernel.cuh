@@ -48,6 +48,58 @@ inline constexpr int periodic_combine_loads = 8;
 template <typename T, typename Acc>
 inline constexpr bool periodic_columns_fit = sizeof(Acc) * blocks::vector16<T>::size <= 32;
 
+// How a block folds C columns out of its staged accumulators: G lanes per column (a power of
+// two up to a warp), as many columns as the block holds, a warp's columns side by side.
+struct staged_column_lanes {
+  int G, lane, per_warp, warps;
+  WARPFOLD_DEVICE explicit staged_column_lanes(int columns) {
+    G = blocks::warp_size;
+    while (G > 1 && G * columns > static_cast<int>(blockDim.x)) G /= 2;
+    lane = threadIdx.x % blocks::warp_size;
+    per_warp = blocks::warp_size / G;
+    warps = blockDim.x / blocks::warp_size;
+  }
+  // The first column of this thread's warp on its first pass; a pass then steps by step().
+  WARPFOLD_DEVICE int first_of_warp() const { return (threadIdx.x / blocks::warp_size) * per_warp; }
+  WARPFOLD_DEVICE int step() const { return warps * per_warp; }
+  WARPFOLD_DEVICE int column(int first_of_warp) const { return first_of_warp + lane / G; }
+  WARPFOLD_DEVICE bool leads() const { return lane % G == 0; }
+};
+
+// This lane's share of column c of `staged_values` staged accumulators in which value k sits at
+// (first + k) mod S of its row: every G-th of the column's values, in four running totals, so
+// that a lane's few hundred values (C = 2: 128 a lane) are not one chain of dependent
+// shared-memory loads and adds.
+template <typename Acc, typename Op>
+WARPFOLD_DEVICE Acc fold_staged_column(const Acc* staged, int staged_values, int c, int first, int row_stride,
+                                       const staged_column_lanes& lanes, Op op) {
+  const int k0 = (c - first + row_stride) % row_stride;  // the column's first staged value
+  const int lane_stride = lanes.G * row_stride;          // between one lane's staged values
+  Acc part[4];
+#pragma unroll
+  for (int u = 0; u < 4; ++u) part[u] = op.template identity<Acc>();
+  int k = k0 + (lanes.lane % lanes.G) * row_stride;
+  for (; k + 3 * lane_stride < staged_values; k += 4 * lane_stride) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u) part[u] = op(part[u], staged[k + u * lane_stride]);
+  }
+  for (; k < staged_values; k += lane_stride) part[0] = op(part[0], staged[k]);
+  return op(op(part[0], part[1]), op(part[2], part[3]));
+}
+
+// Column c's elements among the first `head` elements of [in, in + elements) and from
+// tail_begin on (those outside the aligned 16-byte body), rows S apart from `in`.
+template <typename T, typename Acc, typename Op, typename ToAcc>
+WARPFOLD_DEVICE Acc fold_column_outside_body(const T* in, std::int64_t head, std::int64_t tail_begin,
+                                             std::int64_t elements, int c, int row_stride, Acc total, Op op,
+                                             ToAcc to_acc) {
+  for (std::int64_t i = c; i < head; i += row_stride) total = op(total, to_acc(in[i], 0));
+  for (std::int64_t i = tail_begin + (c - tail_begin % row_stride + row_stride) % row_stride; i < elements;
+       i += row_stride)
+    total = op(total, to_acc(in[i], 0));
+  return total;
+}
+
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
     periodic_columns_kernel(const T* in, std::int64_t elements, std::int64_t active_threads, int row_stride,
@@ -86,42 +138,19 @@ __global__ void __launch_bounds__(flat_block, (flat_blocks_per_sm<T, Acc>))
   for (int e = 0; e < V; ++e) staged[threadIdx.x * V + e] = acc[e];
   __syncthreads();
   const int first = static_cast<int>((split.head + std::int64_t(blockIdx.x) * blockDim.x * V) % row_stride);
-  // G lanes per column (a power of two up to a warp), as many columns as the block holds.
-  int G = blocks::warp_size;
-  while (G > 1 && G * columns > static_cast<int>(blockDim.x)) G /= 2;
-  const int lane = threadIdx.x % blocks::warp_size;
-  const int per_warp = blocks::warp_size / G;
-  const int warps = blockDim.x / blocks::warp_size;
+  const staged_column_lanes lanes(columns);
   Acc* partials = scratch.partials_as<Acc>();
   // The loop bound depends on the warp only, so every lane reaches group_reduce together.
-  for (int first_of_warp = (threadIdx.x / blocks::warp_size) * per_warp; first_of_warp < columns;
-       first_of_warp += warps * per_warp) {
-    const int c = first_of_warp + lane / G;
+  for (int first_of_warp = lanes.first_of_warp(); first_of_warp < columns; first_of_warp += lanes.step()) {
+    const int c = lanes.column(first_of_warp);
     Acc total = op.template identity<Acc>();
     if (c < columns) {
-      const int k0 = (c - first + row_stride) % row_stride;  // the column's first staged value
-      // Four running totals, so that a lane's few hundred values (C = 2: 128 a lane) are not
-      // one chain of dependent shared-memory loads and adds.
-      const int lane_stride = G * row_stride;  // between one lane's staged values
-      Acc part[4];
-#pragma unroll
-      for (int u = 0; u < 4; ++u) part[u] = op.template identity<Acc>();
-      int k = k0 + (lane % G) * row_stride;
-      for (; k + 3 * lane_stride < flat_block * V; k += 4 * lane_stride) {
-#pragma unroll
-        for (int u = 0; u < 4; ++u) part[u] = op(part[u], staged[k + u * lane_stride]);
-      }
-      for (; k < flat_block * V; k += lane_stride) part[0] = op(part[0], staged[k]);
-      total = op(op(part[0], part[1]), op(part[2], part[3]));
-      if (blockIdx.x == 0 && lane % G == 0) {
-        for (std::int64_t i = c; i < split.head; i += row_stride) total = op(total, to_acc(in[i], 0));
-        for (std::int64_t i = split.tail_begin + (c - split.tail_begin % row_stride + row_stride) % row_stride;
-             i < elements; i += row_stride)
-          total = op(total, to_acc(in[i], 0));
-      }
+      total = fold_staged_column(staged, flat_block * V, c, first, row_stride, lanes, op);
+      if (blockIdx.x == 0 && lanes.leads())
+        total = fold_column_outside_body(in, split.head, split.tail_begin, elements, c, row_stride, total, op, to_acc);
     }
-    total = blocks::group_reduce(total, op, G);
-    if (lane % G == 0 && c < columns) partials[std::int64_t(blockIdx.x) * padded_columns + c] = total;
+    total = blocks::group_reduce(total, op, lanes.G);
+    if (lanes.leads() && c < columns) partials[std::int64_t(blockIdx.x) * padded_columns + c] = total;
   }
   // Padded columns (up to the power of two that combine_splits takes) hold the identity.
   for (int c = columns + static_cast<int>(threadIdx.x); c < padded_columns; c += blockDim.x)

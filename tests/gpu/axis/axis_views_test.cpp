@@ -487,6 +487,39 @@ TYPED_TEST(AxisViews, NarrowColumnsWithTheirKeptAxesAsOneRow) {
       73, stream.get());
 }
 
+// Narrow columns in many contiguous slabs: [.., K, .., R, C] over R and the axes above it but
+// the kept ones, each (kept index, outer reduced index) a slab of R rows of C columns (fewer
+// than a warp's column items), read flat inside each slab (axis/periodic_slabs_kernel.cuh):
+// one piece a slab and several (chunks whose head and tail lie inside the slab), C = 2 to 97,
+// odd and whole vectors, slabs that start at every shift (a kept stride that is not whole
+// vectors), rows with a gap after each, an outer reduced axis between kept ones, a broadcast
+// one (the same slab twice), and the columns' axis first in the output (written out_step
+// apart). argmin, and sums of 1-byte integers (wide accumulators), keep the columns kernel.
+// Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, NarrowColumnsInManySlabs) {
+  using T = TypeParam;
+  owned_stream stream;
+  constexpr std::int64_t V = 16 / sizeof(T);
+  // Rows of C columns in a slab of about `vectors` 16-byte vectors (the kernel takes slabs of
+  // at least four vectors for each of a block's threads).
+  auto rows = [](std::int64_t vectors, std::int64_t c) { return vectors * V / c + 3; };
+  const std::int64_t one = 4500, many = warpfold_test::quick_mode() ? 9000 : 40000;  // vectors a slab
+  const std::int64_t r14 = rows(one, 14), r36 = rows(many, 36), r15 = rows(one, 15), r2 = rows(one, 2);
+  const std::int64_t r97 = rows(many, 97), r5 = rows(one, 5), r7 = rows(many, 7);
+  expect_views_at_end<T>(
+      {
+          {{3, r14, 14}, {r14 * 14, 14, 1}, {1}, 0},                                     // [K, R, C] over R
+          {{2, 3, r14, 14}, {3 * r14 * 14, r14 * 14, 14, 1}, {0, 2}, 1},                 // an outer reduced axis
+          {{2, 2, 5, r36, 36}, {20 * r36 * 36, 5 * r36 * 36, r36 * 36, 36, 1}, {1, 3}, 0},  // reduced between kept
+          {{4, r15, 15}, {r15 * 17 + 1, 17, 1}, {1}, 3},  // gaps of 2, slabs at every shift
+          {{5, r2, 2}, {r2 * 2, 2, 1}, {1}, 1},           // two columns
+          {{2, r97, 97}, {r97 * 97, 97, 1}, {1}, 2},      // pieces a slab
+          {{3, 2, r5, 5}, {r5 * 5 + 3, 0, 5, 1}, {1, 2}, 1},  // a broadcast slab axis
+          {{7, 3, r7}, {1, r7 * 7, 7}, {2}, 0},           // the columns' axis first in the output
+      },
+      71, stream.get());
+}
+
 // Columns of 16-byte vectors over fewer than 16 rows (axis/few_rows_columns_kernel.cuh): two
 // to fifteen rows, aligned and not (every start shift), wide matrices whose last block has part
 // of a chunk, slabs narrower than a block (a thread's items in several kept indices), kept axes
