@@ -11,8 +11,9 @@
 // times every case of at least MIN_MIB MiB of those seeds (or, with CASEFILE, the lines
 // "SEED CASE" in it, whatever their size) and prints one CSV row per case in the columns that
 // scripts/plot-ab reads: the median of TRIALS single calls (CUDA events; each call alone, so
-// the time includes its launch), and a hash of the output's bytes, equal in both builds when
-// a change keeps the sums' bits. The input holds small integers, so float sums are exact.
+// the time includes its launch; the L2 flushed before each), and a hash of the output's bytes,
+// equal in both builds when a change keeps the sums' bits. The input holds small integers, so
+// float sums are exact.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -48,6 +49,9 @@ void check(cudaError_t e, const char* what) {
   }
 }
 
+constexpr std::size_t l2_flush_bytes = std::size_t{256} << 20;
+void* l2_flush = nullptr;
+
 struct timing {
   double median_us;
   std::uint64_t hash;
@@ -73,6 +77,11 @@ timing time_case(const bench::view_case& c, void* parent, int trials) {
   check(cudaEventCreate(&stop), "cudaEventCreate");
   std::vector<float> us;
   for (int t = 0; t < trials; ++t) {
+    // Cold data, as every input a call meets the first time: 256 MiB written (four times the
+    // L2) and waited for before each timed call. Without it, inputs under the L2's size came
+    // back from cache in part, by how each kernel's order of reads met the previous call's.
+    check(cudaMemsetAsync(l2_flush, t & 0xff, l2_flush_bytes), "the L2 flush");
+    check(cudaDeviceSynchronize(), "the L2 flush");
     cudaEventRecord(start);
     call();
     cudaEventRecord(stop);
@@ -124,6 +133,7 @@ int main(int argc, char** argv) {
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
   void* parent = nullptr;
   check(cudaMalloc(&parent, std::size_t{1} << 30), "cudaMalloc");  // the cases' parents are at most 1 GiB
+  check(cudaMalloc(&l2_flush, l2_flush_bytes), "cudaMalloc");
   // Half a second of writes first, so that the first cases run at the clocks of the others
   // (without it, a run's first cases came out up to 10% slower than the same cases later).
   {

@@ -35,6 +35,10 @@
 
 namespace warpfold::axis {
 
+// Loads in flight a thread: eight, where periodic_columns_kernel keeps four at twice the
+// threads an SM (its 1024-thread blocks, two an SM for 4-byte types, need 32 registers).
+inline constexpr int slab_loads_in_flight = 8;
+
 struct periodic_slabs_shape {
   strided_dims kept;      // kept index g's slabs start at kept.offset(g) + slabs.offset(j)
   strided_dims kept_out;  // and its outputs at kept_out.offset(g) + c * out_step
@@ -64,7 +68,7 @@ __global__ void __launch_bounds__(flat_block, 1)
                           device::scratch_view scratch) {
   blocks::wait_for_prior_kernels();
   constexpr int V = blocks::vector16<T>::size;
-  constexpr int L = flat_loads_in_flight;
+  constexpr int L = slab_loads_in_flight;
   static_assert(periodic_columns_fit<T, Acc>, "the staged accumulators must fit in 32 KB");
   __shared__ Acc staged[flat_block * V];
   const blocks::streaming_vector_load load;
@@ -96,17 +100,19 @@ __global__ void __launch_bounds__(flat_block, 1)
 #pragma unroll
       for (int u = 0; u < L; ++u) blocks::fold_vector_columns(op, acc, x[u].items, 0, to_acc);
     }
-    if (v < vectors) {
-      // The last part batch, its loads in flight together (a piece holds a few batches a
-      // thread: one loop trip a load would wait a round trip for each).
-      blocks::vector16<T> x[L];
+    // The rest (fewer than L a thread) in batches of flat_loads_in_flight, each batch's loads in
+    // flight together (a piece holds a few batches a thread: one loop trip a load would wait a
+    // round trip for each).
+    constexpr int Tail = flat_loads_in_flight;
+    for (; v < vectors; v += Tail * A) {
+      blocks::vector16<T> x[Tail];
 #pragma unroll
-      for (int u = 1; u < L; ++u)
+      for (int u = 1; u < Tail; ++u)
         if (v + u * A < vectors) x[u] = load(piece_body, v + u * A);
       x[0] = load(piece_body, v);
       blocks::fold_vector_columns(op, acc, x[0].items, 0, to_acc);
 #pragma unroll
-      for (int u = 1; u < L; ++u)
+      for (int u = 1; u < Tail; ++u)
         if (v + u * A < vectors) blocks::fold_vector_columns(op, acc, x[u].items, 0, to_acc);
     }
 
