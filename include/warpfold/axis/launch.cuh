@@ -920,12 +920,13 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
 // (7 slabs of 291877 vectors on 264 block slots: 37 chunks, one round of 15.4 vectors a thread
 // where 38 would be two rounds of 15), the fewest among equals, within the scratch's partials.
 // Not for permuted outputs (out_order) or argmin/argmax. Fills `s`, or returns false.
-// H200, 2026-11-30, the 234 random cases of seeds 900-999 (16 MiB and more) that this takes,
-// columns kernel -> slabs, each case's fastest of four rounds: 0.63x the time on geometric
-// mean (0.60x on the 120 of 64 MiB and more), 189 faster by more than 5%, up to 11x (bf16
-// 3x2x109x51x1019x4 over {0, 3, 4}); 6 slower by more than 5%, the worst i32 9x5x1x4597x3x13
-// over {1, 3, 4} (a slice, 31 MiB) 16.8 -> 20.6 us; of 64 MiB and more, one: i32
-// 283x32x63x2x1x26 over {1, 2, 4} (slabs of 63 rows of 52, 113 MiB) 43.1 -> 49.9 us.
+// H200, 2026-11-30, columns kernel -> slabs, each case's fastest of four rounds, the L2 flushed
+// before each call: the 234 random cases of seeds 900-999 (16 MiB and more) that this takes,
+// on which the constants were chosen, 0.64x the time on geometric mean, 201 faster by more
+// than 5% (f16 9x151x127x3x11x11 over {0, 2, 3, 4}: 645 -> 67 us), 5 slower, by at most 9%
+// (f32 44x22x37x8x29 over {0, 2, 3}, 35.9 -> 39.2 us); the 233 of seeds 1000-1099, not looked
+// at before, 0.66x, 210 faster, 4 slower, by at most 10% (i32 2x2163x404x3x19 over {2}: 380 MiB
+// in 8652 slabs of 404 rows of 57, 166.8 -> 183.6 us).
 inline constexpr std::int64_t min_slab_vectors_per_thread = 4;
 inline constexpr double slab_piece_overhead_vectors = 4;
 inline constexpr double slab_split_overhead_vectors = 4;

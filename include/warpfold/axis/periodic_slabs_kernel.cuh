@@ -17,9 +17,9 @@
 //
 // Why: the columns kernel's tiles are at least a warp of column items wide, so C = 14 floats
 // (read an element a load, 14 of 32 lanes busy) or 36 aligned floats (9 vectors) leave most
-// lanes idle: f32 [7, 18, 53400, 14] over {0, 2} took 482 us there (300 M warp instructions),
-// 98 us read flat here; f32 [2, 2, 56, 4597, 36] over {1, 3} 133 -> 46 us (H200, 2026-11-30;
-// axis/launch.cuh, periodic_slabs_for, has the random cases' before and after).
+// lanes idle: f32 [7, 18, 53400, 14] over {0, 2} took 487 us there (300 M warp instructions),
+// 113 us read flat here; f32 [2, 2, 56, 4597, 36] over {1, 3} 135 -> 54 us (H200, 2026-11-30,
+// cold L2; axis/launch.cuh, periodic_slabs_for, has the random cases' before and after).
 #pragma once
 
 #include <cstdint>
