@@ -955,7 +955,9 @@ bool periodic_slabs_for(const T* in, const plan& p, WaveOf wave_of, periodic_sla
   const std::int64_t slab_vectors = s.slab_elements / V;
   const std::int64_t most_chunks =
       std::min(max_slab_chunks, slab_vectors / (active * min_slab_vectors_per_thread));
-  if (most_chunks < 1 || slab_vectors > std::numeric_limits<std::int32_t>::max()) return false;  // 32-bit pieces
+  // The kernel counts a piece's vectors in 32 bits, up to a batch of loads past its end.
+  if (most_chunks < 1 || slab_vectors > std::numeric_limits<std::int32_t>::max() - 2 * slab_loads_in_flight * flat_block)
+    return false;
   std::int64_t slabs = 1;
   for (int i = 0; i < last; ++i) slabs *= p.runs.extent[i];
   s.padded_columns = power_of_two_at_least(p.columns, max_periodic_columns);
