@@ -97,6 +97,18 @@ WARPFOLD_DEVICE float2 widen_pair(unsigned word) {
   }
 }
 
+// f(j, the two items of word j widened by widen_pair), for each 32-bit word j of a vector of
+// halves or bfloat16s, in order: the walk that the folds below share. Pair by pair, not
+// through an array of the vector's widened items: that form made ptxas spill 24 bytes in the
+// aligned 2-byte rows kernel (sm_90, CUDA 13.0).
+template <typename Item, int K, typename F>
+WARPFOLD_DEVICE void for_each_widened_pair(const Item (&items)[K], F f) {
+  unsigned words[K / 2];
+  memcpy(words, items, sizeof(words));
+#pragma unroll
+  for (int j = 0; j < K / 2; ++j) f(j, widen_pair<Item>(words[j]));
+}
+
 // The best value among a vector's items (NaN if any is NaN), as to_acc's value type.
 template <bool Max, typename Item, int K, typename ToAcc>
 WARPFOLD_DEVICE auto best_value(const Item (&items)[K], std::int64_t first, ToAcc to_acc) {
@@ -134,17 +146,11 @@ template <typename Op, typename Acc, typename Item, int K, typename ToAcc>
 WARPFOLD_DEVICE Acc fold_vector_range(Op op, Acc acc, const Item (&items)[K], std::int64_t first, int lo, int hi,
                                       ToAcc to_acc) {
   if constexpr (widens_pairs<Item, K, ToAcc>) {
-    // Pair by pair, not through an array of the vector's widened items: that form made ptxas
-    // spill 24 bytes in the aligned 2-byte rows kernel (sm_90, CUDA 13.0).
     using R = decltype(to_acc(items[0], first));
-    unsigned words[K / 2];
-    memcpy(words, items, sizeof(words));
-#pragma unroll
-    for (int j = 0; j < K / 2; ++j) {
-      const float2 pair = widen_pair<Item>(words[j]);
+    for_each_widened_pair(items, [&](int j, float2 pair) {
       if (2 * j >= lo && 2 * j < hi) acc = op(acc, static_cast<R>(pair.x));
       if (2 * j + 1 >= lo && 2 * j + 1 < hi) acc = op(acc, static_cast<R>(pair.y));
-    }
+    });
   } else {
 #pragma unroll
     for (int k = 0; k < K; ++k)
@@ -215,14 +221,10 @@ WARPFOLD_DEVICE void fold_vector_columns(Op op, Acc (&acc)[K], const Item (&item
                                          ToAcc to_acc) {
   if constexpr (widens_pairs<Item, K, ToAcc>) {
     using R = decltype(to_acc(items[0], index));
-    unsigned words[K / 2];
-    memcpy(words, items, sizeof(words));
-#pragma unroll
-    for (int j = 0; j < K / 2; ++j) {
-      const float2 pair = widen_pair<Item>(words[j]);
+    for_each_widened_pair(items, [&](int j, float2 pair) {
       acc[2 * j] = op(acc[2 * j], static_cast<R>(pair.x));
       acc[2 * j + 1] = op(acc[2 * j + 1], static_cast<R>(pair.y));
-    }
+    });
   } else {
 #pragma unroll
     for (int e = 0; e < K; ++e) acc[e] = op(acc[e], to_acc(items[e], index));
