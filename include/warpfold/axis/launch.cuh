@@ -992,12 +992,13 @@ bool periodic_slabs_for(const T* in, const plan& p, WaveOf wave_of, periodic_sla
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 bool launch_periodic_slabs(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
   auto kernel = periodic_slabs_kernel<T, Acc, Op, ToAcc, Out>;
+  std::int64_t wave = 0;  // asked once, for the block size that periodic_slabs_for picks
   auto wave_of = [&](int block) {
-    return std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, block, l.device());
+    return wave = std::int64_t(l.facts().sm_count) * blocks::blocks_per_sm(kernel, block, l.device());
   };
   periodic_slabs_shape s{};
   if (!periodic_slabs_for<T, Acc>(in, p, wave_of, s)) return false;
-  const unsigned grid = static_cast<unsigned>(balanced_grid(s.pieces, wave_of(s.block)));
+  const unsigned grid = static_cast<unsigned>(balanced_grid(s.pieces, wave));
   if (s.piece_per_kept()) {
     l.launch(kernel, grid, s.block, in, s, out, op, to_acc, device::scratch_view{});
     return true;
