@@ -624,17 +624,25 @@ void launch_row_chunks(const T* in, const plan& p, Out out, Op op, ToAcc to_acc,
   const std::int64_t run_vectors = blocks::ceil_div(p.run_length, V);
   runs_mode mode = runs_mode::long_runs;
   int team = row_chunks_block;
+  const int runs_team = std::max(V, std::min(row_chunks_block, power_of_two_at_most(std::max<std::int64_t>(1, run_vectors / 4))));
   if (p.runs.count == 0 && p.inner_stride != 1) {
     mode = runs_mode::element_lattice;
   } else if (p.runs.count > 0 && (run_vectors < row_chunks_block || p.inner_stride != 1)) {
     if (rows_vector_aligned(in, p, p.run_length)) {
       mode = runs_mode::vector_lattice;
     } else if (p.run_length >= 64 && p.inner_stride == 1) {
-      mode = runs_mode::unaligned_runs;
-      team = std::max(V, std::min(row_chunks_block, power_of_two_at_most(std::max<std::int64_t>(1, run_vectors / 4))));
+      mode = runs_mode::team_runs;
+      team = runs_team;
     } else {
       mode = runs_mode::element_lattice;
     }
+  } else if (p.runs.size() > 1 && run_vectors < std::int64_t{row_loads_in_flight} * row_chunks_block) {
+    // Several runs of one to eight rounds of the block's loads: teams too. With the whole
+    // block on each run in turn, a run of 635 vectors was one load a thread and a fifth of the
+    // threads with a second, then a round trip before the next run: a sliced [29391, 2540]
+    // f32 summed whole took 182 us, 36% of the read ceiling (H200, 2026-11-30).
+    mode = runs_mode::team_runs;
+    team = runs_team;
   }
   const bool lattice = mode == runs_mode::vector_lattice || mode == runs_mode::element_lattice;
   auto kernel = lattice ? row_chunks_kernel<T, Acc, Op, ToAcc, Out, true>
@@ -652,7 +660,7 @@ void launch_row_chunks(const T* in, const plan& p, Out out, Op op, ToAcc to_acc,
   // Teams take whole runs of a chunk: where a chunk has fewer runs than the block has teams
   // (8 runs of 339 int32s an output: 8 teams of 16 lanes busy, 24 idle), the teams widen so that
   // every lane has a share of a run.
-  if (mode == runs_mode::unaligned_runs) {
+  if (mode == runs_mode::team_runs) {
     const std::int64_t runs_per_chunk = blocks::ceil_div(p.runs.size(), chunks);
     team = std::max(team, std::min(row_chunks_block, power_of_two_at_most(row_chunks_block / runs_per_chunk)));
   }

@@ -32,8 +32,9 @@ inline constexpr bool batch_moments = false;
 
 // How a block reads an output's runs: long runs in pieces with the whole block on one run;
 // short runs (and the runs of a stepped view) through the run lattice, in vectors (every run
-// aligned) or elements; unaligned runs of 64 elements and more by teams, each on a run.
-enum class runs_mode { long_runs, vector_lattice, element_lattice, unaligned_runs };
+// aligned) or elements; unaligned runs of 64 elements and more, and runs of up to eight
+// rounds of the block's loads, by teams, each on a run.
+enum class runs_mode { long_runs, vector_lattice, element_lattice, team_runs };
 
 // Lattice: compiled apart from the other modes (a template argument, not a runtime branch),
 // so that the lattice's extra registers cannot push the long-run loops into spilling.
@@ -83,10 +84,10 @@ __global__ void __launch_bounds__(row_chunks_block, 2)
       acc = blocks::thread_reduce_vectorized<row_loads_in_flight, blocks::streaming_vector_load, blocks::vector_bytes,
                                              batch_moments>(
           base, run, chunk * blockDim.x + threadIdx.x, chunks * blockDim.x, op, acc, to_acc);
-    } else if (mode == runs_mode::unaligned_runs) {
-      // Runs of a few hundred elements and more that do not all start 16-byte aligned: teams
-      // of `team` threads take whole runs (chunk c the c-th share of them), each read 16 bytes
-      // at a time from its first aligned vector.
+    } else if (mode == runs_mode::team_runs) {
+      // Runs of a few hundred elements and more that do not all start 16-byte aligned, or of a
+      // few thousand: teams of `team` threads take whole runs (chunk c the c-th share of
+      // them), each read 16 bytes at a time from its first aligned vector.
       const index_range share = chunk_of(p.runs.size(), chunks, chunk);
       const int teams = blockDim.x / team, lane = threadIdx.x % team;
       for (std::int64_t j = share.begin + threadIdx.x / team; j < share.end; j += teams)

@@ -290,8 +290,9 @@ TYPED_TEST(AxisViews, RowsThatAreNotWholeVectors) {
 // each (axis/row_chunks_kernel.cuh), or several where there are fewer rows than resident
 // blocks: lengths that leave a block's threads part of a batch of loads at the row's end
 // (4096 vectors and a few, or 2048 and a few: every thread has only a part batch), aligned and
-// not, every start shift; outputs of several long runs ([R1, K, R2] over R1 and R2); and a
-// few rows split over many blocks. Each view ends at its allocation's end, as above.
+// not, every start shift; outputs of several long runs ([R1, K, R2] over R1 and R2, and runs
+// of one to eight rounds of loads, which teams of lanes take); and a few rows split over many
+// blocks. Each view ends at its allocation's end, as above.
 TYPED_TEST(AxisViews, LongRowsABlockEach) {
   using T = TypeParam;
   owned_stream stream;
@@ -305,6 +306,10 @@ TYPED_TEST(AxisViews, LongRowsABlockEach) {
           {{rows, aligned}, {aligned, 1}, {1}, 0},          // whole aligned vectors, part batches
           {{5, 3, shorter}, {3 * shorter, shorter, 1}, {0, 2}, 2},  // outputs of five long runs each
           {{3, 7 * longer}, {7 * longer, 1}, {1}, 1},       // three rows over many blocks
+          // Runs of one to eight rounds of a block's loads, teams of lanes a run: a slice
+          // summed whole (every other run unaligned), and two outputs of many runs each.
+          {{rows, 635 * V + 3}, {635 * V + 5, 1}, {0, 1}, 1},
+          {{2, rows / 4, 3000 * V}, {rows / 4 * (3000 * V + V), 3000 * V + V, 1}, {1, 2}, 0},
       },
       67, stream.get());
 }
