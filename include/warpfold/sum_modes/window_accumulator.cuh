@@ -338,6 +338,9 @@ class direct_accumulator {
   // and the 16-bit moves they needed). H200, 2026-11-28, exact half sums 6% faster at 2^24
   // to 2^28 (docs/results/H200/exact_half_2026-11-28). A tree of adds in place of the row of
   // dependent ones did not change the time: the row's latency was not what held the loop.
+  // Nor did moving each half's bits into a double (x * 2^-1008, subnormals included) in place
+  // of the two conversions, with three loads in flight instead of two: 2^28 halves 138.9 us
+  // against 138.0-138.3 (H200, 2026-11-30; branch experiment/exact-half-moved).
   template <int Count>
   WARPFOLD_DEVICE void add(__half (&x)[Count], long long* digits, unsigned& flags) {
     double batch = batch_sum(x);

@@ -3,6 +3,7 @@
 // sum, bit for bit, and the reproducible sum the CPU implementation of its documented order,
 // bit for bit; both for every size class, data of narrow, wide and full exponent range,
 // cancellation, special values, offsets and forced grids.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -290,6 +291,44 @@ TEST(ExactSumOfOnes, TheTieAbove2To24RoundsToEven) {
   more.push_back(1.0f);  // 16777219: halfway, rounds up to 16777220
   const device_array<float> e = upload(more);
   EXPECT_TRUE(same_bits(warpfold::sum_exact(e.data(), n + 2), 16777220.0f));
+}
+
+// Every finite half, subnormals and both zeros included, must come back at its value (the
+// exact sum of halves adds them in a double a batch at a time, and tests each batch through its
+// sum, not each element). All of them at once in a shuffled order (so they meet in both
+// 16-bit lanes of a word and in every batch position), the positive ones alone, and the
+// negative ones with one positive subnormal. Then an infinity or NaN at each position of the
+// first 64 elements (both lanes of every word that a lane adds), among finite values, for each
+// of the four kinds.
+TEST(ExactSumOfHalves, EveryFiniteHalfAndEverySpecialPosition) {
+  if (!gpu_available()) GTEST_SKIP() << gpu_unavailable_reason();
+  std::vector<__half> all, positive, negative;
+  for (unsigned bits = 0; bits < 0x10000u; ++bits) {
+    if ((bits & 0x7fffu) >= 0x7c00u) continue;
+    const __half h = __ushort_as_half(static_cast<unsigned short>(bits));
+    all.push_back(h);
+    (bits < 0x8000u ? positive : negative).push_back(h);
+  }
+  negative.push_back(__ushort_as_half(0x0001u));
+  std::mt19937_64 shuffle(3707);
+  std::shuffle(all.begin(), all.end(), shuffle);
+  for (const std::vector<__half>* x : {&all, &positive, &negative}) {
+    const device_array<__half> d = upload(*x);
+    const std::int64_t n = static_cast<std::int64_t>(x->size());
+    EXPECT_TRUE(same_bits(warpfold::sum_exact(d.data(), n), exact_sum_reference(x->data(), n))) << n << " elements";
+  }
+  const unsigned short specials[] = {0x7c00u, 0xfc00u, 0x7e00u, 0xfc01u};  // +inf, -inf, NaN, -NaN
+  std::vector<__half> x(positive.begin(), positive.begin() + 4099);
+  device_array<__half> d(x.size());
+  for (unsigned short special : specials)
+    for (std::size_t position = 0; position < 64; ++position) {
+      std::vector<__half> y = x;
+      y[position] = __ushort_as_half(special);
+      WARPFOLD_TEST_CUDA(cudaMemcpy(d.data(), y.data(), y.size() * sizeof(__half), cudaMemcpyHostToDevice));
+      const std::int64_t n = static_cast<std::int64_t>(y.size());
+      EXPECT_TRUE(same_bits(warpfold::sum_exact(d.data(), n), exact_sum_reference(y.data(), n)))
+          << "special " << std::hex << special << std::dec << " at " << position;
+    }
 }
 
 TYPED_TEST(SumModes, AsyncFormsWriteDeviceMemoryAndReplayInGraphs) {
