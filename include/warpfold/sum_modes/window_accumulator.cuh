@@ -340,7 +340,7 @@ class direct_accumulator {
   // dependent ones did not change the time: the row's latency was not what held the loop.
   // Nor did moving each half's bits into a double (x * 2^-1008, subnormals included) in place
   // of the two conversions, with three loads in flight instead of two: 2^28 halves 138.9 us
-  // against 138.0-138.3 (H200, 2026-11-30; branch experiment/exact-half-moved).
+  // against 138.0-138.3 (H200, 2026-11-30; docs/results/H200/exact_half_moved_2026-11-30).
   template <int Count>
   WARPFOLD_DEVICE void add(__half (&x)[Count], long long* digits, unsigned& flags) {
     double batch = batch_sum(x);
