@@ -27,21 +27,35 @@ template <typename Op>
 inline constexpr bool reports_indices = std::is_same_v<Op, op::argmin> || std::is_same_v<Op, op::argmax>;
 
 // Bitwise ops see only bits, so an unsigned type's kernels would be its signed twin's,
-// instruction for instruction: its calls run the twin's instantiation on the same bytes.
-// Every op x type instantiates every axis kernel, and the twelve unsigned bitwise ones were
-// about a tenth of the library's compile time.
+// instruction for instruction: its launches run the twin's kernels on the same bytes. Every op
+// x type instantiates every axis kernel, and the twelve unsigned bitwise ones were about a
+// tenth of the library's compile time.
 template <typename Op, typename T>
 inline constexpr bool runs_as_signed_twin =
     std::is_integral_v<T> && std::is_unsigned_v<T> &&
     (std::is_same_v<Op, op::bit_and> || std::is_same_v<Op, op::bit_or> || std::is_same_v<Op, op::bit_xor>);
-template <typename T>
-using signed_twin_t = std::make_signed_t<T>;
-template <typename To, typename From>
-std::vector<To> same_bytes_as(const std::vector<From>& from) {
-  static_assert(sizeof(To) == sizeof(From), "a type and its twin");
-  std::vector<To> to(from.size());
-  if (!from.empty()) std::memcpy(to.data(), from.data(), from.size() * sizeof(From));
-  return to;
+
+// Enqueues plan p's kernel for op Op (axis::launch), through the signed twin where it has one.
+template <typename Op, typename T, typename Acc>
+void launch_axes(const T* d_in, const axis::plan& p, Acc* d_out, device::launcher& l) {
+  if constexpr (runs_as_signed_twin<Op, T>) {
+    using S = std::make_signed_t<T>;
+    launch_axes<Op>(reinterpret_cast<const S*>(d_in), p, reinterpret_cast<S*>(d_out), l);
+  } else {
+    axis::launch<T, Acc>(d_in, p, d_out, Op{}, element_to_accumulator<Op, Acc>(), l);
+  }
+}
+
+// The same for segments (axis::launch_segments).
+template <typename Op, typename T, typename Acc>
+void launch_segments(const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end, std::int64_t segments,
+                     Acc* d_out, device::launcher& l) {
+  if constexpr (runs_as_signed_twin<Op, T>) {
+    using S = std::make_signed_t<T>;
+    launch_segments<Op>(reinterpret_cast<const S*>(d_in), d_begin, d_end, segments, reinterpret_cast<S*>(d_out), l);
+  } else {
+    axis::launch_segments<T, Acc>(d_in, d_begin, d_end, segments, d_out, Op{}, element_to_accumulator<Op, Acc>(), l);
+  }
 }
 
 // The plan of a call, with the view's strides checked against its shape. `in_view_order`:
@@ -97,55 +111,38 @@ template <typename Op, typename T>
 void reduce_axes_into(const T* d_in, const shape& in, const strides* view, const axes& reduce,
                       axis_result_t<Op, T>* d_out, std::int64_t out_capacity, cudaStream_t stream,
                       const scratch_space* scratch) {
-  if constexpr (runs_as_signed_twin<Op, T>) {
-    using S = signed_twin_t<T>;
-    reduce_axes_into<Op, S>(reinterpret_cast<const S*>(d_in), in, view, reduce, reinterpret_cast<S*>(d_out), out_capacity,
-                            stream, scratch);
-  } else {
-    using Acc = axis_result_t<Op, T>;
-    check_op_fits<Op, T>();
-    static const std::string api = std::string(api_name<Op>()) + "_axes";  // built once, not per call
-    const int device = device::current_device();
-    const axis::plan p = checked_axis_plan(d_in, in, view, reduce, reports_indices<Op>, api, device);
-    check_axis_output(p, in, d_out, out_capacity, api, device);
-    require_caller_scratch(scratch, api.c_str(), device);
-    device::launcher l(device, stream, scratch);
-    axis::launch<T, Acc>(d_in, p, d_out, Op{}, element_to_accumulator<Op, Acc>(), l);
-  }
+  check_op_fits<Op, T>();
+  static const std::string api = std::string(api_name<Op>()) + "_axes";  // built once, not per call
+  const int device = device::current_device();
+  const axis::plan p = checked_axis_plan(d_in, in, view, reduce, reports_indices<Op>, api, device);
+  check_axis_output(p, in, d_out, out_capacity, api, device);
+  require_caller_scratch(scratch, api.c_str(), device);
+  device::launcher l(device, stream, scratch);
+  launch_axes<Op>(d_in, p, d_out, l);
 }
 
 template <typename Op, typename T>
 std::vector<axis_result_t<Op, T>> reduce_axes_to_host(const T* d_in, const shape& in, const strides* view,
                                                       const axes& reduce, cudaStream_t stream) {
-  if constexpr (runs_as_signed_twin<Op, T>) {
-    using S = signed_twin_t<T>;
-    return same_bytes_as<T>(reduce_axes_to_host<Op, S>(reinterpret_cast<const S*>(d_in), in, view, reduce, stream));
-  } else {
-    using Acc = axis_result_t<Op, T>;
-    check_op_fits<Op, T>();
-    static const std::string api = std::string(api_name<Op>()) + "_axes";  // built once, not per call
-    const int device = device::current_device();
-    const axis::plan p = checked_axis_plan(d_in, in, view, reduce, reports_indices<Op>, api, device);
-    return run_to_host<Acc>(p.outputs, stream, api, [&](Acc* out) {
-      device::launcher l(device, stream, nullptr);
-      axis::launch<T, Acc>(d_in, p, out, Op{}, element_to_accumulator<Op, Acc>(), l);
-    });
-  }
+  using Acc = axis_result_t<Op, T>;
+  check_op_fits<Op, T>();
+  static const std::string api = std::string(api_name<Op>()) + "_axes";  // built once, not per call
+  const int device = device::current_device();
+  const axis::plan p = checked_axis_plan(d_in, in, view, reduce, reports_indices<Op>, api, device);
+  return run_to_host<Acc>(p.outputs, stream, api, [&](Acc* out) {
+    device::launcher l(device, stream, nullptr);
+    launch_axes<Op>(d_in, p, out, l);
+  });
 }
 
 template <typename Op, typename T>
 std::size_t reduce_axes_scratch_bytes(const T* d_in, const shape& in, const strides* view, const axes& reduce) {
-  if constexpr (runs_as_signed_twin<Op, T>) {
-    using S = signed_twin_t<T>;
-    return reduce_axes_scratch_bytes<Op, S>(reinterpret_cast<const S*>(d_in), in, view, reduce);
-  } else {
-    using Acc = axis_result_t<Op, T>;
-    check_op_fits<Op, T>();
-    const axis::plan p = axis_plan<Op>(in, view, reduce, "warpfold::reduce_axes_scratch_bytes");
-    device::launcher dry = device::launcher::dry_run(device::current_device());
-    axis::launch<T, Acc>(d_in, p, static_cast<Acc*>(nullptr), Op{}, element_to_accumulator<Op, Acc>(), dry);
-    return device::scratch_bytes_for(dry.requested());
-  }
+  using Acc = axis_result_t<Op, T>;
+  check_op_fits<Op, T>();
+  const axis::plan p = axis_plan<Op>(in, view, reduce, "warpfold::reduce_axes_scratch_bytes");
+  device::launcher dry = device::launcher::dry_run(device::current_device());
+  launch_axes<Op>(d_in, p, static_cast<Acc*>(nullptr), dry);
+  return device::scratch_bytes_for(dry.requested());
 }
 
 
@@ -161,41 +158,28 @@ inline void check_segments(const void* d_in, const std::int64_t* d_begin, const 
 template <typename Op, typename T>
 void reduce_segments_into(const T* d_in, const std::int64_t* d_begin, const std::int64_t* d_end, std::int64_t segments,
                           axis_result_t<Op, T>* d_out, cudaStream_t stream) {
-  if constexpr (runs_as_signed_twin<Op, T>) {
-    using S = signed_twin_t<T>;
-    reduce_segments_into<Op, S>(reinterpret_cast<const S*>(d_in), d_begin, d_end, segments, reinterpret_cast<S*>(d_out),
-                                stream);
-  } else {
-    using Acc = axis_result_t<Op, T>;
-    check_op_fits<Op, T>();
-    static const std::string api = std::string(api_name<Op>()) + "_segments";  // built once, not per call
-    const int device = device::current_device();
-    check_segments(d_in, d_begin, d_end, segments, api, device);
-    if (segments > 0) require_device_output(d_out, api.c_str(), device);
-    device::launcher l(device, stream, nullptr);
-    axis::launch_segments<T, Acc>(d_in, d_begin, d_end, segments, d_out, Op{}, element_to_accumulator<Op, Acc>(), l);
-  }
+  check_op_fits<Op, T>();
+  static const std::string api = std::string(api_name<Op>()) + "_segments";  // built once, not per call
+  const int device = device::current_device();
+  check_segments(d_in, d_begin, d_end, segments, api, device);
+  if (segments > 0) require_device_output(d_out, api.c_str(), device);
+  device::launcher l(device, stream, nullptr);
+  launch_segments<Op>(d_in, d_begin, d_end, segments, d_out, l);
 }
 
 template <typename Op, typename T>
 std::vector<axis_result_t<Op, T>> reduce_segments_to_host(const T* d_in, const std::int64_t* d_begin,
                                                           const std::int64_t* d_end, std::int64_t segments,
                                                           cudaStream_t stream) {
-  if constexpr (runs_as_signed_twin<Op, T>) {
-    using S = signed_twin_t<T>;
-    return same_bytes_as<T>(
-        reduce_segments_to_host<Op, S>(reinterpret_cast<const S*>(d_in), d_begin, d_end, segments, stream));
-  } else {
-    using Acc = axis_result_t<Op, T>;
-    check_op_fits<Op, T>();
-    static const std::string api = std::string(api_name<Op>()) + "_segments";  // built once, not per call
-    const int device = device::current_device();
-    check_segments(d_in, d_begin, d_end, segments, api, device);
-    return run_to_host<Acc>(segments, stream, api, [&](Acc* out) {
-      device::launcher l(device, stream, nullptr);
-      axis::launch_segments<T, Acc>(d_in, d_begin, d_end, segments, out, Op{}, element_to_accumulator<Op, Acc>(), l);
-    });
-  }
+  using Acc = axis_result_t<Op, T>;
+  check_op_fits<Op, T>();
+  static const std::string api = std::string(api_name<Op>()) + "_segments";  // built once, not per call
+  const int device = device::current_device();
+  check_segments(d_in, d_begin, d_end, segments, api, device);
+  return run_to_host<Acc>(segments, stream, api, [&](Acc* out) {
+    device::launcher l(device, stream, nullptr);
+    launch_segments<Op>(d_in, d_begin, d_end, segments, out, l);
+  });
 }
 
 }  // namespace detail
