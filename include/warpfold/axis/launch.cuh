@@ -142,6 +142,9 @@ struct axis_policy {
   // wave and each output has at least this many (small_tiles_as_rows).
   static constexpr std::int64_t min_strided_lane_elements = 4;
   static constexpr std::int64_t min_strided_output_elements = 16;
+  // Such columns of 16-byte vectors go to the columns kernel's stacked tiles instead, where it
+  // stacks them, in inputs of at least this many bytes (small_column_tiles says why).
+  static constexpr std::int64_t min_stacked_small_tile_bytes = std::int64_t{1} << 20;
   // Contiguous rows up to this long that the flat kernels cannot take go through shared
   // memory (tiled_rows_kernel), when the gap after each row is at most max_tiled_gap elements
   // (read along with the rows) and a tile holds at least min_tiled_rows rows.
@@ -793,9 +796,12 @@ inline bool stacked_columns_pay(std::int64_t rows, std::int64_t row_groups, std:
 // or, with `interleaved`, an interleaved plan (interleaved_columns_for), each output `merge`
 // columns p.columns / merge apart, written where p.out_order puts it. A plan of one column an
 // output with an out_order (mapped_period_columns_for) is written through it.
+// With `only_stacked_vectors` (small column tiles: small_column_tiles), it launches only
+// tiles of 16-byte column vectors that it stacks, or the kernels it picks before tiling, and
+// returns whether it launched.
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
-void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l,
-                    std::int64_t merge = 1, bool interleaved = false) {
+bool launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l,
+                    std::int64_t merge = 1, bool interleaved = false, bool only_stacked_vectors = false) {
   constexpr int V = blocks::vector16<T>::size;
   columns_shape shape{};
   const bool aligned = rows_vector_aligned(in, p, p.columns);
@@ -808,15 +814,15 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   const bool mapped = merge == 1 && !p.out_order.identity();  // the flat kernels write in order
   const int log2_row_vectors = flat_row_log2(aligned, shape.items);
   if (merge == 1 && !mapped && one_matrix && log2_row_vectors >= 0)
-    return launch_flat_columns<T, Acc>(in, p, log2_row_vectors, out, op, to_acc, l);
+    return launch_flat_columns<T, Acc>(in, p, log2_row_vectors, out, op, to_acc, l), true;
   if constexpr (periodic_columns_fit<T, Acc> && !is_arg_op_v<Op>) {
     if (merge == 1 && !mapped)
       if (const std::int64_t row_stride = periodic_row_stride(p))
-        return launch_periodic_columns<T, Acc>(in, p, row_stride, out, op, to_acc, l);
+        return launch_periodic_columns<T, Acc>(in, p, row_stride, out, op, to_acc, l), true;
   }
   if constexpr (is_plain_output<Out>)
     shape.vector_store = merge == 1 && !mapped && aligned && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
-  if (merge == 1 && !mapped && launch_few_rows_columns<T, Acc>(in, p, shape, out, op, to_acc, l)) return;
+  if (merge == 1 && !mapped && launch_few_rows_columns<T, Acc>(in, p, shape, out, op, to_acc, l)) return true;
   // Tiles are narrow when there are many rows (32 items: 512 contiguous bytes per row, and
   // more tiles, so fewer row splits and partials) and wide when there are few (16 rows of 4 M
   // floats: 512 items, so each thread still gets min_rows_per_thread rows).
@@ -861,6 +867,7 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
       shape.tile_items = stacked_tile;
     }
   }
+  if (only_stacked_vectors && !(shape.stacked && shape.vectorized)) return false;
   shape.tile_stride = shape.tile_items;
   shape.merge = merge;
   shape.fold_stride = interleaved ? p.columns / merge : 1;
@@ -911,6 +918,7 @@ void launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
       ? device::scratch_request{groups, groups, work * tile_columns * std::int64_t(sizeof(Acc))} : device::scratch_request{};
   l.launch_shaped_with_scratch(kernel, static_cast<unsigned>(balanced_grid(work, wave)), columns_block, 0, staging_bytes, scratch,
                                in, p, shape, out, op, to_acc);
+  return true;
 }
 
 // Narrow columns in many contiguous slabs (periodic_slabs_kernel): a columns plan of C up to
@@ -1024,6 +1032,19 @@ bool launch_periodic_slabs(const T* in, const plan& p, Out out, Op op, ToAcc to_
 // rows (short_rows or row_chunks), neighbouring lanes on neighbouring outputs; or, for few
 // outputs, strided runs along the innermost reduced axis. The rows plan takes the kept axes
 // in the output's order (kept_all), so any output order works.
+// Except where the columns are read as 16-byte vectors (rows aligned, or shifted) and the
+// columns kernel stacks its tiles (columns_kernel.cuh: ty kept indices a block, a thread
+// walking every row of its column vector, all loads in flight, no combine): a lane there moves
+// 16 bytes a load where a lane per output moves one element. H200, 2026-11-30, the 662
+// random cases of seeds 1100-1199 that come here, each case's fastest of four rounds, one-
+// element rows -> the columns kernel where it stacks: the 125 of 16-byte vectors from 1 MiB,
+// 0.79x the time on geometric mean, 63 faster by more than 5% (bf16 2x741x137x11x2x36
+// permuted over {0}, 307 MiB: 1694 -> 318 us; i32 19x3501x37x1x30 permuted over the unit axis,
+// a copy: 1640 -> 534 us), 5 slower, by up to 1.42x (i32 39x2x563x3x179x1 permuted, a copy of
+// 90 MiB, 537 -> 763 us, slow either way); below 1 MiB (137 cases) 1.01x, to 1.17x slower
+// (min_stacked_small_tile_bytes). Columns of elements stay rows: stacked, 86 of those 400
+// cases were slower by more than 10%, to 2.8x (their tiles leave lanes idle: 9 halves in a
+// tile of 16; i32 3x1965x1x9x145x3 over {0, 4}: 17,685 kept indices stack into 139 blocks).
 template <typename T>
 bool small_column_tiles(const plan& p) {
   constexpr int V = blocks::vector16<T>::size;
@@ -1389,7 +1410,7 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
         if (launch_transposed_tiles<T, Acc>(in, p, out, op, to_acc, l)) return;
         plan merged;
         if (const std::int64_t merge = merged_columns_for<T, Acc>(p, merged))
-          return launch_columns<T, Acc>(in, merged, out, op, to_acc, l, merge);
+          return (void)launch_columns<T, Acc>(in, merged, out, op, to_acc, l, merge);
       }
       return launch_rows<T, Acc>(in, in_memory_order<T>(p), out, op, to_acc, l);
     }
@@ -1408,16 +1429,19 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
       if constexpr (!is_arg_op_v<Op>) {
         plan interleaved;
         if (const std::int64_t rows = interleaved_columns_for<T, Acc>(in, p, interleaved))
-          return launch_columns<T, Acc>(in, interleaved, out, op, to_acc, l, rows, true);
+          return (void)launch_columns<T, Acc>(in, interleaved, out, op, to_acc, l, rows, true);
         plan mapped;
         if (mapped_period_columns_for<T>(p, l.facts().sm_count, mapped) && !small_column_tiles<T>(mapped))
-          return launch_columns<T, Acc>(in, mapped, out, op, to_acc, l);
+          return (void)launch_columns<T, Acc>(in, mapped, out, op, to_acc, l);
       }
       if constexpr (periodic_columns_fit<T, Acc> && !is_arg_op_v<Op>) {
         if (launch_periodic_slabs<T, Acc>(in, p, out, op, to_acc, l)) return;
       }
       if (small_column_tiles<T>(p)) {
         if (wide_tiled_slabs_for<T>(p, slabs)) return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
+        if (view_bytes<T>(p) >= axis_policy::min_stacked_small_tile_bytes &&
+            launch_columns<T, Acc>(in, p, out, op, to_acc, l, 1, false, /*only_stacked_vectors=*/true))
+          return;
         return launch<T, Acc>(in, small_tiles_as_rows(p, l.facts()), out, op, to_acc, l);
       }
       launch_columns<T, Acc>(in, p, out, op, to_acc, l);

@@ -615,6 +615,35 @@ TYPED_TEST(AxisViews, SmallColumnTilesReadAsRows) {
   expect_views_at_end<T>(views, 73, stream.get());
 }
 
+// The same plans where the columns are 16-byte vectors (aligned, or shifted where rows start
+// anywhere) in inputs of 1 MiB and more: the columns kernel's stacked tiles (axis/launch.cuh,
+// small_column_tiles), where it stacks them. Each view is scaled to about 1.5 MiB of the type
+// (whole multiples of its outer axis), so that it takes that route in quick mode too: two rows
+// of a permuted view 396 elements apart (bf16 2x741x137x11x2x36 over {0} of the random
+// cases), a copy of a permuted view in runs of 30, a slice of 70 columns in rows 119 apart
+// over two far rows, [B, 7, 2, 5, 97, 4] over {2, 3}, [B, 41, 48] over the 41, and 83 columns
+// in rows 85 apart over two far rows. Each view ends at its allocation's end, as above.
+TYPED_TEST(AxisViews, SmallColumnTilesOfVectorsStacked) {
+  using T = TypeParam;
+  owned_stream stream;
+  // Outer indices that give a view of about 1.5 MiB, `per_outer` elements each.
+  auto outer = [](std::int64_t per_outer) {
+    const std::int64_t bytes = std::int64_t{3} << 19;
+    return std::max<std::int64_t>(1, (bytes + per_outer * std::int64_t(sizeof(T)) - 1) / (per_outer * std::int64_t(sizeof(T))));
+  };
+  const std::int64_t b1 = outer(137 * 1584), b2 = outer(19 * 570), b3 = outer(2 * 34 * 70), b4 = outer(7 * 2 * 5 * 97 * 4),
+                     b5 = outer(41 * 48), b6 = outer(2 * 96 * 85);
+  const std::vector<view_at_end> views = {
+      {{2, b1, 137, 11, 2, 36}, {396, 137 * 1584, 1584, 36, 792, 1}, {0}, 0},
+      {{19, b2, 37, 1, 30}, {30, 570, b2 * 570, 570, 1}, {3}, 0},
+      {{2, b3, 34, 70}, {b3 * 36 * 119, 36 * 119, 119, 1}, {0}, 1},
+      {{b4, 7, 2, 5, 97, 4}, {7 * 2 * 5 * 97 * 4, 2 * 5 * 97 * 4, 5 * 97 * 4, 97 * 4, 4, 1}, {2, 3}, 0},
+      {{b5, 41, 48}, {41 * 48, 48, 1}, {1}, 2},
+      {{2, b6, 96, 83}, {b6 * 96 * 85, 96 * 85, 85, 1}, {0}, 3},
+  };
+  expect_views_at_end<T>(views, 89, stream.get());
+}
+
 // The same plans where each kept index's elements are one stretch of memory, its slab ([B, R,
 // C] over R, or a slice of the columns' axis), a few to hundreds of slabs to a tile: read
 // through the tile (axis/launch.cuh: wide_tiled_slabs_for), a thread or a group of 2 to 32
