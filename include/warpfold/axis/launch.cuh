@@ -796,12 +796,12 @@ inline bool stacked_columns_pay(std::int64_t rows, std::int64_t row_groups, std:
 // or, with `interleaved`, an interleaved plan (interleaved_columns_for), each output `merge`
 // columns p.columns / merge apart, written where p.out_order puts it. A plan of one column an
 // output with an out_order (mapped_period_columns_for) is written through it.
-// With `only_stacked_vectors` (small column tiles: small_column_tiles), it launches only
-// tiles of 16-byte column vectors that it stacks, or the kernels it picks before tiling, and
-// returns whether it launched.
+// With `stacked_vectors_up_to` > 0 (small column tiles: small_column_tiles), it launches only
+// stacked tiles of 16-byte column vectors of at most that many items, or the kernels it picks
+// before tiling, and returns whether it launched.
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
 bool launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l,
-                    std::int64_t merge = 1, bool interleaved = false, bool only_stacked_vectors = false) {
+                    std::int64_t merge = 1, bool interleaved = false, int stacked_vectors_up_to = 0) {
   constexpr int V = blocks::vector16<T>::size;
   columns_shape shape{};
   const bool aligned = rows_vector_aligned(in, p, p.columns);
@@ -867,7 +867,8 @@ bool launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
       shape.tile_items = stacked_tile;
     }
   }
-  if (only_stacked_vectors && !(shape.stacked && shape.vectorized)) return false;
+  if (stacked_vectors_up_to > 0 && !(shape.stacked && shape.vectorized && shape.tile_items <= stacked_vectors_up_to))
+    return false;
   shape.tile_stride = shape.tile_items;
   shape.merge = merge;
   shape.fold_stride = interleaved ? p.columns / merge : 1;
@@ -1423,7 +1424,16 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
         return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
       // A copy (no runs) whose rows of one element the tiled kernel takes (one or two kept
       // axes) streams there; a columns tile of one row moves one vector per thread (H100,
-      // 2026-11-24: bf16 [2, 2645192] copied at 29% of the read ceiling that way).
+      // 2026-11-24: bf16 [2, 2645192] copied at 29% of the read ceiling that way). Except
+      // narrow rows of 16-byte vectors, which a block's stacked tile holds two or more of
+      // (small_column_tiles): the tiled kernel took i32 [322441, 37] in rows 39 apart at 1.1
+      // ms for 45 MiB, 95 us stacked. H200, 2026-11-30, the 1,490 copies of seeds 1100-1299
+      // that the tiled kernel takes: from 8 MiB, the five that this moves 0.05-0.63x the time
+      // (bf16 [402431, 39] in rows 54 apart 1276 -> 70 us); bf16 [2653, 15240] (a stacked
+      // tile of one row, 512 of its 1905 vectors) 1.44x slower, hence two rows a tile.
+      if (p.runs.count == 0 && small_column_tiles<T>(p) && view_bytes<T>(p) >= axis_policy::min_stacked_small_tile_bytes &&
+          launch_columns<T, Acc>(in, p, out, op, to_acc, l, 1, false, /*stacked_vectors_up_to=*/columns_block / 2))
+        return;
       if (p.runs.count == 0 && tiled_rows_for<T>(as_single_element_rows(p), slabs))
         return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
       if constexpr (!is_arg_op_v<Op>) {
@@ -1440,7 +1450,7 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
       if (small_column_tiles<T>(p)) {
         if (wide_tiled_slabs_for<T>(p, slabs)) return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
         if (view_bytes<T>(p) >= axis_policy::min_stacked_small_tile_bytes &&
-            launch_columns<T, Acc>(in, p, out, op, to_acc, l, 1, false, /*only_stacked_vectors=*/true))
+            launch_columns<T, Acc>(in, p, out, op, to_acc, l, 1, false, /*stacked_vectors_up_to=*/columns_block))
           return;
         return launch<T, Acc>(in, small_tiles_as_rows(p, l.facts()), out, op, to_acc, l);
       }
