@@ -143,8 +143,11 @@ struct axis_policy {
   static constexpr std::int64_t min_strided_lane_elements = 4;
   static constexpr std::int64_t min_strided_output_elements = 16;
   // Such columns of 16-byte vectors go to the columns kernel's stacked tiles instead, where it
-  // stacks them, in inputs of at least this many bytes (small_column_tiles says why).
+  // stacks them, in inputs of at least this many bytes (small_column_tiles says why); copies
+  // (no reduced run) only where a stacked tile holds at least four of their rows, a tile of at
+  // most this many column vectors (launch says why).
   static constexpr std::int64_t min_stacked_small_tile_bytes = std::int64_t{1} << 20;
+  static constexpr int most_stacked_copy_items = 128;
   // Contiguous rows up to this long that the flat kernels cannot take go through shared
   // memory (tiled_rows_kernel), when the gap after each row is at most max_tiled_gap elements
   // (read along with the rows) and a tile holds at least min_tiled_rows rows.
@@ -1042,7 +1045,8 @@ bool launch_periodic_slabs(const T* in, const plan& p, Out out, Op op, ToAcc to_
 // 0.79x the time on geometric mean, 63 faster by more than 5% (bf16 2x741x137x11x2x36
 // permuted over {0}, 307 MiB: 1694 -> 318 us; i32 19x3501x37x1x30 permuted over the unit axis,
 // a copy: 1640 -> 534 us), 5 slower, by up to 1.42x (i32 39x2x563x3x179x1 permuted, a copy of
-// 90 MiB, 537 -> 763 us, slow either way); below 1 MiB (137 cases) 1.01x, to 1.17x slower
+// 90 MiB, 537 -> 763 us, slow either way; copies now stack only in tiles of four rows or more,
+// see launch); below 1 MiB (137 cases) 1.01x, to 1.17x slower
 // (min_stacked_small_tile_bytes). Columns of elements stay rows: stacked, 86 of those 400
 // cases were slower by more than 10%, to 2.8x (their tiles leave lanes idle: 9 halves in a
 // tile of 16; i32 3x1965x1x9x145x3 over {0, 4}: 17,685 kept indices stack into 139 blocks).
@@ -1425,14 +1429,19 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
       // A copy (no runs) whose rows of one element the tiled kernel takes (one or two kept
       // axes) streams there; a columns tile of one row moves one vector per thread (H100,
       // 2026-11-24: bf16 [2, 2645192] copied at 29% of the read ceiling that way). Except
-      // narrow rows of 16-byte vectors, which a block's stacked tile holds two or more of
-      // (small_column_tiles): the tiled kernel took i32 [322441, 37] in rows 39 apart at 1.1
-      // ms for 45 MiB, 95 us stacked. H200, 2026-11-30, the 1,490 copies of seeds 1100-1299
-      // that the tiled kernel takes: from 8 MiB, the five that this moves 0.05-0.63x the time
-      // (bf16 [402431, 39] in rows 54 apart 1276 -> 70 us); bf16 [2653, 15240] (a stacked
-      // tile of one row, 512 of its 1905 vectors) 1.44x slower, hence two rows a tile.
+      // narrow rows of 16-byte vectors, which a block's stacked tile holds four or more of
+      // (small_column_tiles, axis_policy::most_stacked_copy_items): the tiled kernel took i32
+      // [322441, 37] in rows 39 apart at 1.1 ms for 45 MiB, 95 us stacked. H200, 2026-11-30,
+      // the 1,490 copies of seeds 1100-1299 that the tiled kernel takes, stacked wherever the
+      // columns kernel stacks: from 8 MiB, five moved 0.05-0.63x the time (bf16 [402431, 39]
+      // in rows 54 apart 1276 -> 70 us; the widest, 441 floats, 111 vectors in a tile of
+      // 128), bf16 [2653, 15240] (one row of 1905 vectors a tile of 512) 1.44x slower. 354 of
+      // seeds 1300-1499 from 4 MiB, stacked up to tiles of 256: four moved 0.15-0.63x (72
+      // vectors the widest), f16 [28643, 1860] (233 in a tile of 256) 1.06x slower. The
+      // permuted copies that come to small_column_tiles agree: 16 vectors or fewer 0.33-0.74x,
+      // 141 (i32 39x2x563x3x179x1 over its unit axis) 1.43x, 283 1.21x.
       if (p.runs.count == 0 && small_column_tiles<T>(p) && view_bytes<T>(p) >= axis_policy::min_stacked_small_tile_bytes &&
-          launch_columns<T, Acc>(in, p, out, op, to_acc, l, 1, false, /*stacked_vectors_up_to=*/columns_block / 2))
+          launch_columns<T, Acc>(in, p, out, op, to_acc, l, 1, false, axis_policy::most_stacked_copy_items))
         return;
       if (p.runs.count == 0 && tiled_rows_for<T>(as_single_element_rows(p), slabs))
         return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
@@ -1449,8 +1458,9 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
       }
       if (small_column_tiles<T>(p)) {
         if (wide_tiled_slabs_for<T>(p, slabs)) return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
+        const int most_items = p.runs.count == 0 ? axis_policy::most_stacked_copy_items : columns_block;
         if (view_bytes<T>(p) >= axis_policy::min_stacked_small_tile_bytes &&
-            launch_columns<T, Acc>(in, p, out, op, to_acc, l, 1, false, /*stacked_vectors_up_to=*/columns_block))
+            launch_columns<T, Acc>(in, p, out, op, to_acc, l, 1, false, most_items))
           return;
         return launch<T, Acc>(in, small_tiles_as_rows(p, l.facts()), out, op, to_acc, l);
       }

@@ -622,7 +622,9 @@ TYPED_TEST(AxisViews, SmallColumnTilesReadAsRows) {
 // of a permuted view 396 elements apart (bf16 2x741x137x11x2x36 over {0} of the random
 // cases), a copy of a permuted view in runs of 30, a slice of 70 columns in rows 119 apart
 // over two far rows, [B, 7, 2, 5, 97, 4] over {2, 3}, [B, 41, 48] over the 41, and 83 columns
-// in rows 85 apart over two far rows. Each view ends at its allocation's end, as above.
+// in rows 85 apart over two far rows; and copies of narrow rows (over a unit axis), which the
+// stacked tiles take from the tiled rows kernel: 37 columns in rows 39 apart, 39 in rows 54
+// apart. Each view ends at its allocation's end, as above.
 TYPED_TEST(AxisViews, SmallColumnTilesOfVectorsStacked) {
   using T = TypeParam;
   owned_stream stream;
@@ -632,7 +634,7 @@ TYPED_TEST(AxisViews, SmallColumnTilesOfVectorsStacked) {
     return std::max<std::int64_t>(1, (bytes + per_outer * std::int64_t(sizeof(T)) - 1) / (per_outer * std::int64_t(sizeof(T))));
   };
   const std::int64_t b1 = outer(137 * 1584), b2 = outer(19 * 570), b3 = outer(2 * 34 * 70), b4 = outer(7 * 2 * 5 * 97 * 4),
-                     b5 = outer(41 * 48), b6 = outer(2 * 96 * 85);
+                     b5 = outer(41 * 48), b6 = outer(2 * 96 * 85), b7 = outer(37), b8 = outer(39);
   const std::vector<view_at_end> views = {
       {{2, b1, 137, 11, 2, 36}, {396, 137 * 1584, 1584, 36, 792, 1}, {0}, 0},
       {{19, b2, 37, 1, 30}, {30, 570, b2 * 570, 570, 1}, {3}, 0},
@@ -640,6 +642,8 @@ TYPED_TEST(AxisViews, SmallColumnTilesOfVectorsStacked) {
       {{b4, 7, 2, 5, 97, 4}, {7 * 2 * 5 * 97 * 4, 2 * 5 * 97 * 4, 5 * 97 * 4, 97 * 4, 4, 1}, {2, 3}, 0},
       {{b5, 41, 48}, {41 * 48, 48, 1}, {1}, 2},
       {{2, b6, 96, 83}, {b6 * 96 * 85, 96 * 85, 85, 1}, {0}, 3},
+      {{1, b7, 37}, {b7 * 39, 39, 1}, {0}, 0},
+      {{b8, 1, 39}, {54, 54, 1}, {1}, 1},
   };
   expect_views_at_end<T>(views, 89, stream.get());
 }
