@@ -799,7 +799,7 @@ inline bool stacked_columns_pay(std::int64_t rows, std::int64_t row_groups, std:
 // or, with `interleaved`, an interleaved plan (interleaved_columns_for), each output `merge`
 // columns p.columns / merge apart, written where p.out_order puts it. A plan of one column an
 // output with an out_order (mapped_period_columns_for) is written through it.
-// With `stacked_vectors_up_to` > 0 (small column tiles: small_column_tiles), it launches only
+// With `stacked_vectors_up_to` > 0 (launch_stacked_small_tiles), it launches only
 // stacked tiles of 16-byte column vectors of at most that many items, or the kernels it picks
 // before tiling, and returns whether it launched.
 template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
@@ -816,12 +816,16 @@ bool launch_columns(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, de
   const bool one_matrix = p.kept.size() == 1 && p.runs.count == 1 && p.runs.stride[0] == p.columns;
   const bool mapped = merge == 1 && !p.out_order.identity();  // the flat kernels write in order
   const int log2_row_vectors = flat_row_log2(aligned, shape.items);
-  if (merge == 1 && !mapped && one_matrix && log2_row_vectors >= 0)
-    return launch_flat_columns<T, Acc>(in, p, log2_row_vectors, out, op, to_acc, l), true;
+  if (merge == 1 && !mapped && one_matrix && log2_row_vectors >= 0) {
+    launch_flat_columns<T, Acc>(in, p, log2_row_vectors, out, op, to_acc, l);
+    return true;
+  }
   if constexpr (periodic_columns_fit<T, Acc> && !is_arg_op_v<Op>) {
     if (merge == 1 && !mapped)
-      if (const std::int64_t row_stride = periodic_row_stride(p))
-        return launch_periodic_columns<T, Acc>(in, p, row_stride, out, op, to_acc, l), true;
+      if (const std::int64_t row_stride = periodic_row_stride(p)) {
+        launch_periodic_columns<T, Acc>(in, p, row_stride, out, op, to_acc, l);
+        return true;
+      }
   }
   if constexpr (is_plain_output<Out>)
     shape.vector_store = merge == 1 && !mapped && aligned && sizeof(Acc) == sizeof(T) && blocks::is_vector_aligned(out);
@@ -1055,6 +1059,17 @@ bool small_column_tiles(const plan& p) {
   constexpr int V = blocks::vector16<T>::size;
   const std::int64_t items = p.columns % V == 0 ? p.columns / V : p.columns;
   return p.kept.size() > 1 && items * p.runs.size() < axis_policy::min_column_tile_items;
+}
+
+// A plan with small column tiles on the columns kernel's stacked tiles of 16-byte vectors
+// (small_column_tiles says when), in inputs of min_stacked_small_tile_bytes and more; a copy
+// only in tiles of at most most_stacked_copy_items vectors (launch says why). Returns whether
+// it launched.
+template <typename T, typename Acc, typename Op, typename ToAcc, typename Out>
+bool launch_stacked_small_tiles(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::launcher& l) {
+  if (!small_column_tiles<T>(p) || view_bytes<T>(p) < axis_policy::min_stacked_small_tile_bytes) return false;
+  const int most_items = p.runs.count == 0 ? axis_policy::most_stacked_copy_items : columns_block;
+  return launch_columns<T, Acc>(in, p, out, op, to_acc, l, 1, false, most_items);
 }
 
 // A columns plan with small tiles (small_column_tiles), as the rows plan to launch instead.
@@ -1440,9 +1455,7 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
       // vectors the widest), f16 [28643, 1860] (233 in a tile of 256) 1.06x slower. The
       // permuted copies that come to small_column_tiles agree: 16 vectors or fewer 0.33-0.74x,
       // 141 (i32 39x2x563x3x179x1 over its unit axis) 1.43x, 283 1.21x.
-      if (p.runs.count == 0 && small_column_tiles<T>(p) && view_bytes<T>(p) >= axis_policy::min_stacked_small_tile_bytes &&
-          launch_columns<T, Acc>(in, p, out, op, to_acc, l, 1, false, axis_policy::most_stacked_copy_items))
-        return;
+      if (p.runs.count == 0 && launch_stacked_small_tiles<T, Acc>(in, p, out, op, to_acc, l)) return;
       if (p.runs.count == 0 && tiled_rows_for<T>(as_single_element_rows(p), slabs))
         return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
       if constexpr (!is_arg_op_v<Op>) {
@@ -1458,10 +1471,8 @@ void launch(const T* in, const plan& p, Out out, Op op, ToAcc to_acc, device::la
       }
       if (small_column_tiles<T>(p)) {
         if (wide_tiled_slabs_for<T>(p, slabs)) return launch_tiled_rows<T, Acc>(in, slabs, out, op, to_acc, l);
-        const int most_items = p.runs.count == 0 ? axis_policy::most_stacked_copy_items : columns_block;
-        if (view_bytes<T>(p) >= axis_policy::min_stacked_small_tile_bytes &&
-            launch_columns<T, Acc>(in, p, out, op, to_acc, l, 1, false, most_items))
-          return;
+        // (Copies were offered to the stacked tiles above, before the tiled kernel.)
+        if (p.runs.count > 0 && launch_stacked_small_tiles<T, Acc>(in, p, out, op, to_acc, l)) return;
         return launch<T, Acc>(in, small_tiles_as_rows(p, l.facts()), out, op, to_acc, l);
       }
       launch_columns<T, Acc>(in, p, out, op, to_acc, l);
